@@ -1,0 +1,19 @@
+// The `archimedes` command: one subcommand per file in this folder.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"Archimedes: a co-location scheduler for long-running services and batch jobs"};
+  app.require_subcommand(1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "archimedes: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,70 @@
+// The fleet as the scheduler sees it: nodes, the containers placed on them, and per node the sum of
+// the placed containers' requests. Adding or removing a container is O(1); per-node totals live in
+// contiguous arrays because every scheduling decision reads them for every candidate node.
+#ifndef ARCHIMEDES_MODEL_CLUSTER_STATE_H_
+#define ARCHIMEDES_MODEL_CLUSTER_STATE_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/node.h"
+#include "model/resources.h"
+
+namespace archimedes {
+
+using ContainerId = int32_t;
+using NodeId = int32_t;
+
+enum class OwnerKind : uint8_t { kService, kTask };
+
+// One placed instance of a service replica or a batch task.
+struct Container {
+  OwnerKind kind = OwnerKind::kService;
+  int32_t owner = 0;  // index of the service or the job in the workload
+  int32_t index = 0;  // replica or task number within its owner
+  NodeId node = -1;
+  Resources requests;
+  int priority = 0;
+  int64_t start_time = 0;
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(std::vector<Node> nodes);
+
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(NodeId n) const { return nodes_[n]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  NodeId AddNode(Node node);
+  void SetCondition(NodeId n, NodeCondition condition) { nodes_[n].condition = condition; }
+  bool ready(NodeId n) const { return nodes_[n].condition == NodeCondition::kReady; }
+
+  // Sum of the requests of the containers on node `n`, and what is left of its allocatable.
+  const Resources& requested(NodeId n) const { return requested_[n]; }
+  Resources unrequested(NodeId n) const { return nodes_[n].allocatable - requested_[n]; }
+  std::span<const Resources> requested_all() const { return requested_; }
+
+  // Places `c` on `c.node`; the id stays valid until Remove.
+  ContainerId Add(const Container& c);
+  void Remove(ContainerId id);
+  bool alive(ContainerId id) const;
+  const Container& container(ContainerId id) const { return containers_[id]; }
+  std::span<const ContainerId> containers_on(NodeId n) const { return on_node_[n]; }
+  int num_containers() const { return live_; }
+  // One past the largest id ever handed out: ids are in [0, id_limit()).
+  int id_limit() const { return static_cast<int>(containers_.size()); }
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Resources> requested_;
+  std::vector<std::vector<ContainerId>> on_node_;
+  std::vector<Container> containers_;
+  std::vector<int32_t> slot_on_node_;  // position of each container in on_node_[node]; -1 if dead
+  std::vector<ContainerId> free_ids_;
+  int live_ = 0;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_MODEL_CLUSTER_STATE_H_

@@ -1,0 +1,106 @@
+#include "trace/csv_reader.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace archimedes {
+
+CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
+  if (!in_) throw TraceError(path_, 0, "cannot open file");
+}
+
+bool CsvReader::Next() {
+  while (std::getline(in_, raw_)) {
+    ++line_;
+    if (!raw_.empty() && raw_.back() == '\r') raw_.pop_back();
+    if (raw_.empty()) continue;
+    fields_.clear();
+    std::string field;
+    bool quoted = false;
+    for (size_t i = 0; i < raw_.size(); ++i) {
+      char c = raw_[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < raw_.size() && raw_[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else if (c == '"') {
+          quoted = false;
+        } else {
+          field += c;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        fields_.push_back(std::move(field));
+        field.clear();
+      } else {
+        field += c;
+      }
+    }
+    if (quoted) Fail("unterminated quoted field");
+    fields_.push_back(std::move(field));
+    return true;
+  }
+  if (in_.bad()) Fail("read error");
+  return false;
+}
+
+void CsvReader::ExpectFields(int n) const {
+  if (size() != n) {
+    Fail("expected " + std::to_string(n) + " fields, found " + std::to_string(size()) +
+         " (truncated or malformed row)");
+  }
+}
+
+void CsvReader::Fail(const std::string& reason) const { throw TraceError(path_, line_, reason); }
+
+namespace {
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+std::optional<int64_t> CsvReader::OptionalInt(int i, std::string_view column) const {
+  if (i >= size()) Fail("missing column " + std::string(column));
+  std::string_view s = Trim(fields_[i]);
+  if (s.empty()) return std::nullopt;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) {
+    // Integral columns are sometimes written as "12.0" by the tools that exported the traces.
+    std::optional<double> d = OptionalDouble(i, column);
+    if (*d != std::floor(*d)) {
+      Fail("column " + std::string(column) + ": \"" + std::string(s) + "\" is not an integer");
+    }
+    return static_cast<int64_t>(*d);
+  }
+  return v;
+}
+
+std::optional<double> CsvReader::OptionalDouble(int i, std::string_view column) const {
+  if (i >= size()) Fail("missing column " + std::string(column));
+  std::string_view s = Trim(fields_[i]);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
+    Fail("column " + std::string(column) + ": \"" + std::string(s) + "\" is not a number");
+  }
+  return v;
+}
+
+int64_t CsvReader::Int(int i, std::string_view column) const {
+  std::optional<int64_t> v = OptionalInt(i, column);
+  if (!v) Fail("column " + std::string(column) + " is empty");
+  return *v;
+}
+
+double CsvReader::Double(int i, std::string_view column) const {
+  std::optional<double> v = OptionalDouble(i, column);
+  if (!v) Fail("column " + std::string(column) + " is empty");
+  return *v;
+}
+
+}  // namespace archimedes
