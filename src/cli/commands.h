@@ -1,0 +1,13 @@
+// Each subcommand of `archimedes` lives in its own file and registers itself on the app here.
+#ifndef ARCHIMEDES_CLI_COMMANDS_H_
+#define ARCHIMEDES_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+
+namespace archimedes::cli {
+
+void AddSimulateCommand(CLI::App& app);
+
+}  // namespace archimedes::cli
+
+#endif  // ARCHIMEDES_CLI_COMMANDS_H_
