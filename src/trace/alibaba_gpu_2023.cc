@@ -1,0 +1,195 @@
+#include "trace/alibaba_gpu_2023.h"
+
+#include <algorithm>
+
+#include "trace/alibaba_2017.h"
+#include "trace/csv_reader.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int kRackSize = 32;
+constexpr int kZones = 3;
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+constexpr int kServicePriority = 100;
+constexpr int kBurstablePriority = 50;
+
+// Reads the header line and checks it names `columns` in order.
+void ExpectHeader(CsvReader& csv, const std::vector<std::string>& columns) {
+  if (!csv.Next()) csv.Fail("empty file, expected a header line");
+  csv.ExpectFields(static_cast<int>(columns.size()));
+  for (int i = 0; i < csv.size(); ++i) {
+    if (csv.field(i) != columns[i]) {
+      csv.Fail("header column " + std::to_string(i + 1) + " is \"" + std::string(csv.field(i)) +
+               "\", expected \"" + columns[i] + "\"");
+    }
+  }
+}
+
+int64_t NonNegative(const CsvReader& csv, int i, std::string_view column) {
+  int64_t v = csv.Int(i, column);
+  if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
+  return v;
+}
+
+std::optional<int64_t> OptionalTime(const CsvReader& csv, int i, std::string_view column) {
+  std::optional<int64_t> v = csv.OptionalInt(i, column);
+  if (v && *v < 0) csv.Fail("column " + std::string(column) + " is negative");
+  return v;
+}
+
+}  // namespace
+
+void AssignRackFailureDomains(std::vector<Node>& nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    size_t rack = i / kRackSize;
+    nodes[i].pod = "pod-" + std::to_string(rack);
+    nodes[i].zone = "zone-" + std::to_string(rack % kZones);
+  }
+}
+
+std::vector<Node> ReadAlibabaGpu2023Nodes(const std::string& path) {
+  CsvReader csv(path);
+  ExpectHeader(csv, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
+  std::vector<Node> nodes;
+  while (csv.Next()) {
+    csv.ExpectFields(5);
+    Node node;
+    node.name = std::string(csv.field(0));
+    if (node.name.empty()) csv.Fail("column sn is empty");
+    int64_t gpus = NonNegative(csv, 3, "gpu");
+    node.capacity = Resources::Of(NonNegative(csv, 1, "cpu_milli"),
+                                  NonNegative(csv, 2, "memory_mib") * kMiB, 0, 0, gpus * 1000);
+    node.allocatable = node.capacity;
+    if (gpus > 0) {
+      if (csv.field(4).empty()) csv.Fail("GPU node without a model");
+      node.labels["gpu-model"] = std::string(csv.field(4));
+    }
+    nodes.push_back(std::move(node));
+  }
+  if (nodes.empty()) throw TraceError(path, 0, "no nodes");
+  AssignRackFailureDomains(nodes);
+  return nodes;
+}
+
+std::vector<Gpu2023Pod> ReadAlibabaGpu2023Pods(const std::string& path) {
+  CsvReader csv(path);
+  if (!csv.Next()) csv.Fail("empty file, expected a header line");
+  const std::vector<std::string> full = {
+      "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
+      "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
+  const int columns = csv.size() == 5 ? 5 : 11;
+  csv.ExpectFields(columns);
+  for (int i = 0; i < columns; ++i) {
+    if (csv.field(i) != full[i]) {
+      csv.Fail("header column " + std::to_string(i + 1) + " is \"" + std::string(csv.field(i)) +
+               "\", expected \"" + full[i] + "\"");
+    }
+  }
+  std::vector<Gpu2023Pod> pods;
+  while (csv.Next()) {
+    csv.ExpectFields(columns);
+    Gpu2023Pod pod;
+    pod.name = std::string(csv.field(0));
+    if (pod.name.empty()) csv.Fail("column name is empty");
+    int64_t num_gpu = NonNegative(csv, 3, "num_gpu");
+    int64_t gpu_milli = NonNegative(csv, 4, "gpu_milli");
+    if (gpu_milli > 1000) csv.Fail("column gpu_milli is above 1000");
+    int64_t gpu = num_gpu == 1 ? gpu_milli : num_gpu * 1000;
+    pod.requests = Resources::Of(NonNegative(csv, 1, "cpu_milli"),
+                                 NonNegative(csv, 2, "memory_mib") * kMiB, 0, 0, gpu);
+    if (columns == 11) {
+      pod.gpu_spec = std::string(csv.field(5));
+      pod.qos = std::string(csv.field(6));
+      if (pod.qos != "LS" && pod.qos != "BE" && pod.qos != "Burstable" && pod.qos != "Guaranteed") {
+        csv.Fail("unknown qos \"" + pod.qos + "\"");
+      }
+      pod.phase = std::string(csv.field(7));
+      if (pod.phase != "Running" && pod.phase != "Succeeded" && pod.phase != "Failed" &&
+          pod.phase != "Pending") {
+        csv.Fail("unknown pod_phase \"" + pod.phase + "\"");
+      }
+      pod.creation_time = OptionalTime(csv, 8, "creation_time");
+      pod.deletion_time = OptionalTime(csv, 9, "deletion_time");
+      pod.scheduled_time = OptionalTime(csv, 10, "scheduled_time");
+      if (!pod.creation_time || !pod.deletion_time) {
+        csv.Fail("creation_time and deletion_time are required");
+      }
+      if (*pod.deletion_time < *pod.creation_time) csv.Fail("deletion_time before creation_time");
+      if (pod.scheduled_time &&
+          (*pod.scheduled_time < *pod.creation_time || *pod.scheduled_time > *pod.deletion_time)) {
+        csv.Fail("scheduled_time outside [creation_time, deletion_time]");
+      }
+    }
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
+
+Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods) {
+  Gpu2023Workload out;
+  bool timed = false;
+  int64_t window_end = 0;
+  for (const Gpu2023Pod& pod : pods) {
+    if (!pod.deletion_time) continue;
+    out.window_start = timed ? std::min(out.window_start, *pod.deletion_time) : *pod.deletion_time;
+    window_end = std::max(window_end, *pod.deletion_time);
+    timed = true;
+  }
+  out.window_length = window_end - out.window_start;
+  auto rebase = [&](int64_t t) { return std::max<int64_t>(0, t - out.window_start); };
+
+  for (const Gpu2023Pod& pod : pods) {
+    if (pod.qos == "BE") {
+      if (!pod.scheduled_time) {
+        ++out.dropped_pending_batch;
+        continue;
+      }
+      BatchJob job;
+      job.name = pod.name;
+      job.submit_time = rebase(*pod.creation_time);
+      job.type = JobType::kOffline;
+      job.function = "alibaba-gpu-2023/" + pod.name;
+      job.task_requests = pod.requests;
+      // A pod that started before the window only has its remaining run inside it.
+      int64_t start = std::max(*pod.scheduled_time, out.window_start);
+      job.duration_s = std::max<int64_t>(1, *pod.deletion_time - start);
+      job.duration_estimate_s = job.duration_s;
+      job.delay_tolerance_s = BatchDelayTolerance(job.duration_s);
+      out.workload.jobs.push_back(std::move(job));
+      continue;
+    }
+    Service service;
+    service.name = pod.name;
+    service.app = pod.name;
+    service.requests = pod.requests;
+    if (pod.qos == "Burstable") {
+      service.qos = QosClass::kBurstable;
+      service.priority = kBurstablePriority;
+    } else {
+      // LS, Guaranteed, and the unlabelled pods of 5-column lists (mostly LS in the default mix).
+      service.qos = QosClass::kGuaranteed;
+      service.limits = pod.requests;
+      service.priority = kServicePriority;
+    }
+    if (timed) {
+      service.start_time = rebase(*pod.creation_time);
+      service.end_time = rebase(*pod.deletion_time);
+    }
+    if (!pod.gpu_spec.empty()) {
+      if (pod.gpu_spec.find('|') == std::string::npos) {
+        service.node_selector["gpu-model"] = pod.gpu_spec;
+      } else {
+        ++out.dropped_gpu_specs;
+      }
+    }
+    out.workload.services.push_back(std::move(service));
+  }
+  std::stable_sort(
+      out.workload.jobs.begin(), out.workload.jobs.end(),
+      [](const BatchJob& a, const BatchJob& b) { return a.submit_time < b.submit_time; });
+  return out;
+}
+
+}  // namespace archimedes
