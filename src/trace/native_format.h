@@ -1,0 +1,64 @@
+// The native workload format: one JSON document describing a fleet and its workload, mapping field
+// for field onto the model structs (docs/formats.md is the full reference). A file may hold any of
+// `name`, `duration`, `nodes`, `services`, `jobs`, `node_events` and `scale_events`.
+//
+// Resource amounts are Kubernetes quantity strings ("500m", "4Gi") or plain whole numbers in
+// canonical units (millicores, bytes, ...); durations and times are whole seconds or strings such
+// as "30s", "5m", "2h", "1d" or "1h30m".
+//
+// Reading is strict: an unknown key, a duplicated key, a malformed quantity or an impossible value
+// is a TraceError naming the file, the JSON path (`services[3].requests.cpu`) and the problem, so
+// that a typo is never silently ignored. Malformed JSON is reported with its line and column.
+// References are checked too: scale events must name a service and node events a node of the same
+// file (when the file has a `services` / `nodes` array), and names must be unique. Jobs, node
+// events and scale events come back ordered by time (stably), so a file need not list them in
+// order.
+#ifndef ARCHIMEDES_TRACE_NATIVE_FORMAT_H_
+#define ARCHIMEDES_TRACE_NATIVE_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/workload.h"
+#include "trace/trace_error.h"
+
+namespace archimedes {
+
+// Reads a scenario file. Throws TraceError.
+Scenario ReadScenarioFile(const std::string& path);
+
+// Builds a scenario from an already parsed document; `source_name` is what errors call it.
+// Throws TraceError.
+Scenario ParseScenarioJson(const nlohmann::json& document, const std::string& source_name);
+
+// Writes `scenario` so that ReadScenarioFile gives it back field for field (usage patterns are
+// written as absolute values). Throws TraceError when the file cannot be written.
+void WriteScenarioFile(const Scenario& scenario, const std::string& path);
+
+// The document WriteScenarioFile writes, as text.
+std::string FormatScenarioJson(const Scenario& scenario);
+
+// Reads a file of batch jobs: either an object whose only key is `jobs` or a bare JSON array of
+// jobs. Jobs come back in submit order. Throws TraceError.
+std::vector<BatchJob> ReadJobsFile(const std::string& path);
+
+// One job object of the format (what the native job API accepts). Throws TraceError.
+BatchJob ParseJobJson(const nlohmann::json& job, const std::string& source_name);
+
+// Why `job` cannot run, naming the field as the format spells it ("delay_tolerance is -5s; it must
+// not be negative"), or an empty string when the job is acceptable.
+std::string ValidateJob(const BatchJob& job);
+
+// Seconds as the format writes them, in the largest unit that divides them: "2d", "90m", "-45s".
+std::string FormatDuration(int64_t seconds);
+
+// "30s", "5m", "2h", "1d", "1h30m", "-5m" in seconds. Throws TraceError naming `source_name`.
+int64_t ParseDuration(std::string_view text, const std::string& source_name);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_TRACE_NATIVE_FORMAT_H_
