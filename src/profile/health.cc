@@ -1,0 +1,156 @@
+#include "profile/health.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace archimedes {
+
+namespace {
+
+constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
+
+// Seconds until `value`, growing by `rate` per second, reaches `limit`; 0 when already there and
+// -1 when the limit is unknown or usage is not growing towards it.
+int64_t LeadTime(double value, double rate, double limit) {
+  if (limit <= 0.0) return -1;
+  if (value >= limit) return 0;
+  if (rate <= 0.0) return -1;
+  return static_cast<int64_t>((limit - value) / rate);
+}
+
+}  // namespace
+
+ContainerHealth::ContainerHealth(const HealthOptions& options)
+    : window_s_(options.window_s),
+      memory_(static_cast<size_t>(2 * kSecondsPerDay / options.window_s), kMissing) {}
+
+bool ContainerHealth::Add(int64_t time, const std::array<float, kNumDims>& usage) {
+  int64_t window = time / window_s_ - (time % window_s_ < 0 ? 1 : 0);
+  bool closed = false;
+  if (window != open_window_) {
+    if (open_count_ > 0) {
+      for (int d = 0; d < kProfileDims; ++d) {
+        window_mean_[d] = static_cast<float>(open_sum_[d] / open_count_);
+      }
+      const int64_t ring = static_cast<int64_t>(memory_.size());
+      // Windows without samples since the last close are gaps, not zeros.
+      for (int64_t w = std::max(last_window_ + 1, open_window_ - ring + 1); w < open_window_; ++w) {
+        memory_[((w % ring) + ring) % ring] = kMissing;
+      }
+      memory_[((open_window_ % ring) + ring) % ring] = window_mean_[static_cast<int>(Dim::kMemory)];
+      recent_[recent_count_ % kRecent] = window_mean_;
+      recent_window_[recent_count_ % kRecent] = open_window_;
+      ++recent_count_;
+      last_window_ = open_window_;
+      closed = true;
+    }
+    open_window_ = window;
+    open_sum_ = {};
+    open_count_ = 0;
+  }
+  for (int d = 0; d < kProfileDims; ++d) open_sum_[d] += usage[d];
+  ++open_count_;
+  return closed;
+}
+
+std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& expected,
+                                                    const HealthOptions& options) {
+  const int memory = static_cast<int>(Dim::kMemory);
+  const int cpu = static_cast<int>(Dim::kCpu);
+
+  // Trend per second of each dimension over the recent windows, for lead times.
+  std::array<double, kProfileDims> rate{};
+  if (recent_count_ >= 2) {
+    int64_t newest = (recent_count_ - 1) % kRecent;
+    int64_t oldest = recent_count_ >= kRecent ? recent_count_ % kRecent : 0;
+    double span = static_cast<double>(recent_window_[newest] - recent_window_[oldest]) * window_s_;
+    if (span > 0) {
+      for (int d = 0; d < kProfileDims; ++d) rate[d] = (recent_[newest][d] - recent_[oldest][d]) / span;
+    }
+  }
+
+  auto raise = [&](WarningKind kind, int dim, double growth,
+                   float reference) -> std::optional<HealthFinding> {
+    bool& raised = raised_[static_cast<int>(kind)];
+    if (raised) return std::nullopt;
+    raised = true;
+    return HealthFinding{kind, static_cast<Dim>(dim),
+                         LeadTime(window_mean_[dim], growth, expected.limit[dim]), window_mean_[dim],
+                         reference};
+  };
+
+  // Memory leak: day-over-day growth in nearly every recent window.
+  const int64_t ring = static_cast<int64_t>(memory_.size());
+  const int64_t per_day = kSecondsPerDay / window_s_;
+  int valid = 0, growing = 0;
+  double growth = 0.0, level = 0.0;
+  for (int j = 0; j < options.leak_windows && j + per_day < ring; ++j) {
+    int64_t w = last_window_ - j;
+    float now = memory_[((w % ring) + ring) % ring];
+    float before = memory_[(((w - per_day) % ring) + ring) % ring];
+    if (std::isnan(now) || std::isnan(before)) continue;
+    ++valid;
+    growing += now > before;
+    growth += now - before;
+    level += before;
+  }
+  if (valid >= options.leak_windows / 2 && growing >= 0.9 * valid &&
+      growth >= options.leak_min_daily_growth * level && level > 0.0) {
+    if (auto f = raise(WarningKind::kMemoryLeak, memory, growth / valid / kSecondsPerDay,
+                       static_cast<float>(level / valid))) {
+      return f;
+    }
+  }
+
+  // Ratios to the siblings (when there are enough of them) find divergence on any dimension.
+  const bool with_siblings = expected.siblings >= options.min_siblings;
+  int divergent_dim = -1;
+  double divergent_score = 0.0;
+  for (int d = 0; d < kProfileDims; ++d) {
+    float reference = with_siblings ? expected.sibling_median[d] : expected.profile_high[d];
+    double value = window_mean_[d];
+    if (reference <= 0.0f && value <= 0.0) continue;
+    double ratio = reference > 0.0f ? value / reference : std::numeric_limits<double>::infinity();
+    double score = std::abs(std::log(std::max(ratio, 1e-9)));
+    bool diverges = ratio >= options.divergence_ratio ||
+                    (with_siblings && ratio <= 1.0 / options.divergence_ratio);
+    if (diverges && score > divergent_score) {
+      divergent_score = score;
+      divergent_dim = d;
+    }
+  }
+
+  // CPU stuck high: CPU alone far above what this time of day usually needs.
+  float cpu_now = window_mean_[cpu];
+  bool cpu_high = expected.profile_high[cpu] > 0.0f &&
+                  cpu_now >= options.stuck_ratio * expected.profile_high[cpu] &&
+                  (!with_siblings || cpu_now >= options.stuck_ratio * expected.sibling_median[cpu]);
+  bool others_in_line = divergent_dim < 0 || divergent_dim == cpu;
+  if (with_siblings) {
+    for (int d = 0; d < kProfileDims; ++d) {
+      if (d == cpu || expected.sibling_median[d] <= 0.0f) continue;
+      double ratio = window_mean_[d] / expected.sibling_median[d];
+      if (ratio >= options.stuck_ratio || ratio <= 1.0 / options.stuck_ratio) others_in_line = false;
+    }
+  }
+  stuck_streak_ = cpu_high && others_in_line ? stuck_streak_ + 1 : 0;
+  if (stuck_streak_ >= options.confirm_windows) {
+    if (auto f = raise(WarningKind::kCpuStuckHigh, cpu, rate[cpu], expected.profile_high[cpu])) {
+      return f;
+    }
+  }
+
+  divergent_streak_ = divergent_dim >= 0 && !(cpu_high && others_in_line) ? divergent_streak_ + 1 : 0;
+  if (divergent_streak_ >= options.confirm_windows) {
+    float reference = with_siblings ? expected.sibling_median[divergent_dim]
+                                    : expected.profile_high[divergent_dim];
+    if (auto f = raise(WarningKind::kDivergentReplica, divergent_dim, rate[divergent_dim],
+                       reference)) {
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace archimedes

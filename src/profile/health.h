@@ -1,0 +1,98 @@
+// Early warning about unhealthy containers (DESIGN §1.1), run online while the history streams in,
+// so that each warning carries the time it could have been raised and, when the limit is known, an
+// estimate of how long before the container reaches it.
+//
+// A container's samples are averaged over fixed windows (30 min by default). When a window closes
+// it is compared with what the container's application leads one to expect:
+//
+//   memory-leak        the window's memory exceeds the same window one day earlier in at least
+//                      90 % of the last `leak_windows` windows, by at least `leak_min_daily_growth`
+//                      of the level on average (day-over-day comparison cancels the daily shape)
+//   cpu-stuck-high     CPU above `stuck_ratio` × the application profile's high quantile for that
+//                      time of day (and above the siblings' median as much, when there are any),
+//                      while the other dimensions stay in line with the siblings
+//   divergent-replica  any dimension `divergence_ratio` times above or below the median of the
+//                      sibling replicas (at least `min_siblings` of them with the same window), or,
+//                      without siblings, above `divergence_ratio` × the profile's high quantile
+//
+// cpu-stuck-high and divergent-replica must hold for `confirm_windows` consecutive windows. Each
+// kind is raised at most once per container. State per container is fixed-size (two days of
+// memory window means), so memory grows with containers, not samples.
+#ifndef ARCHIMEDES_PROFILE_HEALTH_H_
+#define ARCHIMEDES_PROFILE_HEALTH_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "profile/profile.h"
+
+namespace archimedes {
+
+struct HealthOptions {
+  int64_t window_s = 1800;
+  int confirm_windows = 3;
+  double stuck_ratio = 1.3;
+  double divergence_ratio = 2.0;
+  int min_siblings = 3;
+  double leak_min_daily_growth = 0.05;
+  int leak_windows = 24;
+};
+
+// What the application leads one to expect for one window of one container.
+struct HealthExpectation {
+  std::array<float, kProfileDims> profile_mean{};  // app profile at this time of day, so far
+  std::array<float, kProfileDims> profile_high{};
+  int siblings = 0;  // replicas with a window at the same time
+  std::array<float, kProfileDims> sibling_median{};
+  std::array<double, kProfileDims> limit{};  // 0 = unknown
+};
+
+// A finding of ContainerHealth::Check, without the container's names.
+struct HealthFinding {
+  WarningKind kind;
+  Dim dim;
+  int64_t lead_time_s;
+  float value;
+  float expected;
+};
+
+class ContainerHealth {
+ public:
+  explicit ContainerHealth(const HealthOptions& options);
+
+  // Adds a sample (times non-decreasing). Returns true when the sample starts a new window and so
+  // closes the previous one, whose mean is then window_mean() until the next close.
+  bool Add(int64_t time, const std::array<float, kNumDims>& usage);
+
+  int64_t last_window() const { return last_window_; }  // index of the window closed last; -1
+  int64_t window_end() const { return (last_window_ + 1) * window_s_; }
+  const std::array<float, kProfileDims>& window_mean() const { return window_mean_; }
+
+  // Judges the window that Add just closed. Returns a finding the first time a kind is confirmed.
+  std::optional<HealthFinding> Check(const HealthExpectation& expected,
+                                     const HealthOptions& options);
+
+ private:
+  int64_t window_s_;
+  int64_t open_window_ = -1;
+  std::array<double, kProfileDims> open_sum_{};
+  int open_count_ = 0;
+  int64_t last_window_ = -1;
+  std::array<float, kProfileDims> window_mean_{};
+  std::vector<float> memory_;  // ring of window means over two days; NaN = no data
+  // The last kRecent window means (a ring, newest at recent_count_ - 1 modulo kRecent), for the
+  // trend that estimates the lead time.
+  static constexpr int kRecent = 4;
+  std::array<std::array<float, kProfileDims>, kRecent> recent_{};
+  std::array<int64_t, kRecent> recent_window_{};
+  int64_t recent_count_ = 0;
+  int stuck_streak_ = 0;
+  int divergent_streak_ = 0;
+  std::array<bool, 3> raised_{};
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_PROFILE_HEALTH_H_

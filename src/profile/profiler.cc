@@ -1,0 +1,499 @@
+#include "profile/profiler.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <stdexcept>
+
+#include "profile/clustering.h"
+#include "profile/complementarity.h"
+#include "profile/features.h"
+
+namespace archimedes {
+
+namespace {
+
+constexpr int32_t kEmptyDay = INT32_MIN;
+// Siblings compared per window: enough for a stable median, bounded for apps with many replicas.
+constexpr int kMaxSiblingsCompared = 64;
+// Outlier days: at least this relative departure, and at least this many robust deviations.
+constexpr double kOutlierDayRatio = 0.25;
+constexpr double kOutlierDaySigmas = 4.0;
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+float Median(std::vector<float>& values) {
+  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+// Fills bins without data (NaN) by linear interpolation between their nearest neighbours with data
+// on the daily circle; all zero when no bin has data.
+void FillGaps(std::vector<float>& v) {
+  const int n = static_cast<int>(v.size());
+  int first = -1;
+  for (int b = 0; b < n && first < 0; ++b) {
+    if (!std::isnan(v[b])) first = b;
+  }
+  if (first < 0) {
+    std::fill(v.begin(), v.end(), 0.0f);
+    return;
+  }
+  int previous = first;
+  for (int step = 1; step <= n; ++step) {
+    int b = (first + step) % n;
+    if (std::isnan(v[b])) continue;
+    int gap = (b - previous + n) % n;
+    if (gap == 0) gap = n;
+    for (int k = 1; k < gap; ++k) {
+      float t = static_cast<float>(k) / gap;
+      v[(previous + k) % n] = v[previous] * (1 - t) + v[b] * t;
+    }
+    previous = b;
+  }
+}
+
+}  // namespace
+
+double NormalQuantile(double p) {
+  double lo = -10.0, hi = 10.0;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return (lo + hi) / 2;
+}
+
+Profiler::Profiler(ProfileOptions options) : options_(std::move(options)) {
+  if (options_.bins <= 0 || kSecondsPerDay % options_.bins != 0) {
+    throw std::invalid_argument("profile bins must divide 86400, got " +
+                                std::to_string(options_.bins));
+  }
+  if (options_.max_days < 1 || options_.max_days > 366) {
+    throw std::invalid_argument("profile days must be in [1, 366], got " +
+                                std::to_string(options_.max_days));
+  }
+  if (!(options_.high_quantile > 0.5 && options_.high_quantile < 1.0)) {
+    throw std::invalid_argument("the high quantile must be in (0.5, 1)");
+  }
+  if (options_.health.window_s <= 0 || kSecondsPerDay % options_.health.window_s != 0) {
+    throw std::invalid_argument("the health window must divide 86400 seconds");
+  }
+  z_ = NormalQuantile(options_.high_quantile);
+  bin_seconds_ = kSecondsPerDay / options_.bins;
+}
+
+int Profiler::AppIndex(std::string_view app) {
+  key_.assign(app);
+  auto [it, inserted] = app_index_.try_emplace(key_, static_cast<int>(apps_.size()));
+  if (inserted) {
+    apps_.emplace_back();
+    apps_.back().name = key_;
+  }
+  return it->second;
+}
+
+int Profiler::ContainerIndex(std::string_view app, std::string_view container) {
+  int a = AppIndex(app);
+  key_.assign(app);
+  key_.push_back('\0');
+  key_.append(container);
+  auto [it, inserted] = container_index_.try_emplace(key_, static_cast<int>(containers_.size()));
+  if (inserted) {
+    containers_.push_back(
+        Container{std::string(container), a, ContainerHealth(options_.health)});
+    apps_[a].containers.push_back(it->second);
+  }
+  return it->second;
+}
+
+void Profiler::SetRequest(std::string_view app, const std::array<double, kNumDims>& request,
+                          int replicas) {
+  App& a = apps_[AppIndex(app)];
+  a.has_request = true;
+  a.request = request;
+  a.replicas = replicas;
+}
+
+void Profiler::SetLimit(std::string_view app, const std::array<double, kNumDims>& limit) {
+  apps_[AppIndex(app)].limit = limit;
+}
+
+void Profiler::SetRequests(const Scenario& scenario) {
+  for (const Service& s : scenario.workload.services) {
+    std::array<double, kNumDims> request{}, limit{};
+    for (int d = 0; d < kNumDims; ++d) {
+      request[d] = static_cast<double>(s.requests.amount[d]);
+      limit[d] = static_cast<double>(s.limits.amount[d]);
+    }
+    const std::string& app = s.app.empty() ? s.name : s.app;
+    SetRequest(app, request, s.replicas);
+    if (!s.limits.IsZero()) SetLimit(app, limit);
+  }
+}
+
+void Profiler::ClearSlot(App& app, int slot) const {
+  const int days = options_.max_days;
+  for (int b = 0; b < options_.bins; ++b) {
+    size_t cell = static_cast<size_t>(b) * days + slot;
+    app.count[cell] = 0;
+    for (int d = 0; d < kProfileDims; ++d) {
+      app.sum[cell * kProfileDims + d] = 0.0f;
+      app.sum_squares[cell * kProfileDims + d] = 0.0f;
+    }
+  }
+}
+
+void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims>& usage) {
+  Container& c = containers_[container];
+  App& app = apps_[c.app];
+  const int days = options_.max_days;
+  if (app.samples == 0) {
+    const size_t cells = static_cast<size_t>(options_.bins) * days;
+    app.slot_day.assign(days, kEmptyDay);
+    app.count.assign(cells, 0);
+    app.sum.assign(cells * kProfileDims, 0.0f);
+    app.sum_squares.assign(cells * kProfileDims, 0.0f);
+    for (int d = 0; d < kProfileDims; ++d) app.reference[d] = usage[d];
+  }
+  ++app.samples;
+  ++samples_;
+
+  int64_t day = FloorDiv(time, kSecondsPerDay);
+  int bin = static_cast<int>((time - day * kSecondsPerDay) / bin_seconds_);
+  int slot = static_cast<int>(((day % days) + days) % days);
+  int32_t& held = app.slot_day[slot];
+  if (held < day) {
+    ClearSlot(app, slot);
+    held = static_cast<int32_t>(day);
+  }
+  if (held == day) {
+    size_t cell = static_cast<size_t>(bin) * days + slot;
+    if (app.count[cell] < UINT16_MAX) {
+      ++app.count[cell];
+      float* sum = &app.sum[cell * kProfileDims];
+      float* squares = &app.sum_squares[cell * kProfileDims];
+      for (int d = 0; d < kProfileDims; ++d) {
+        float x = usage[d] - app.reference[d];
+        sum[d] += x;
+        squares[d] += x * x;
+      }
+    }
+  }
+  for (int d = 0; d < kProfileDims; ++d) {
+    app.peak[d] = std::max(app.peak[d], usage[d]);
+    app.histogram[d].Add(usage[d], time, options_.right_sizing.half_life_s);
+  }
+  if (c.health.Add(time, usage)) CheckHealth(container);
+}
+
+void Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
+                            std::array<float, kProfileDims>& high) const {
+  const int days = options_.max_days;
+  double n = 0.0;
+  std::array<double, kProfileDims> sum{}, squares{};
+  for (int s = 0; s < days; ++s) {
+    size_t cell = static_cast<size_t>(bin) * days + s;
+    if (app.count[cell] == 0) continue;
+    n += app.count[cell];
+    for (int d = 0; d < kProfileDims; ++d) {
+      sum[d] += app.sum[cell * kProfileDims + d];
+      squares[d] += app.sum_squares[cell * kProfileDims + d];
+    }
+  }
+  for (int d = 0; d < kProfileDims; ++d) {
+    if (n == 0.0) {
+      mean[d] = high[d] = 0.0f;
+      continue;
+    }
+    double m = sum[d] / n;
+    double sd = std::sqrt(std::max(0.0, squares[d] / n - m * m));
+    mean[d] = static_cast<float>(std::max(0.0, m + app.reference[d]));
+    high[d] = static_cast<float>(std::max(0.0, m + app.reference[d] + z_ * sd));
+  }
+}
+
+void Profiler::CheckHealth(int container) {
+  Container& c = containers_[container];
+  const App& app = apps_[c.app];
+  const int64_t window = c.health.last_window();
+  const int64_t middle = window * options_.health.window_s + options_.health.window_s / 2;
+  int bin = static_cast<int>((middle - FloorDiv(middle, kSecondsPerDay) * kSecondsPerDay) /
+                             bin_seconds_);
+  HealthExpectation expected;
+  ProfileSoFar(app, bin, expected.profile_mean, expected.profile_high);
+  for (int d = 0; d < kProfileDims; ++d) {
+    expected.limit[d] = app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+  }
+
+  int siblings = 0;
+  scratch_.clear();
+  for (int other : app.containers) {
+    if (other == container || siblings == kMaxSiblingsCompared) continue;
+    const ContainerHealth& h = containers_[other].health;
+    if (h.last_window() != window && h.last_window() != window - 1) continue;
+    ++siblings;
+    scratch_.insert(scratch_.end(), h.window_mean().begin(), h.window_mean().end());
+  }
+  expected.siblings = siblings;
+  if (siblings > 0) {
+    std::vector<float> column(siblings);
+    for (int d = 0; d < kProfileDims; ++d) {
+      for (int i = 0; i < siblings; ++i) column[i] = scratch_[static_cast<size_t>(i) * kProfileDims + d];
+      expected.sibling_median[d] = Median(column);
+    }
+  }
+
+  std::optional<HealthFinding> finding = c.health.Check(expected, options_.health);
+  if (!finding) return;
+  HealthWarning w;
+  w.app = app.name;
+  w.container = c.name;
+  w.kind = finding->kind;
+  w.dim = finding->dim;
+  w.time = c.health.window_end();
+  w.lead_time_s = finding->lead_time_s;
+  w.value = finding->value;
+  w.expected = finding->expected;
+  char buffer[200];
+  switch (finding->kind) {
+    case WarningKind::kMemoryLeak:
+      std::snprintf(buffer, sizeof buffer,
+                    "memory grew day over day in nearly every window; now %.4g vs %.4g a day ago",
+                    finding->value, finding->expected);
+      break;
+    case WarningKind::kCpuStuckHigh:
+      std::snprintf(buffer, sizeof buffer,
+                    "cpu %.4g held above %.2f x the profile's high quantile (%.4g) for %d windows",
+                    finding->value, options_.health.stuck_ratio, finding->expected,
+                    options_.health.confirm_windows);
+      break;
+    case WarningKind::kDivergentReplica:
+      std::snprintf(buffer, sizeof buffer, "%s %.4g vs %.4g expected (%s) for %d windows",
+                    std::string(DimName(finding->dim)).c_str(), finding->value, finding->expected,
+                    siblings >= options_.health.min_siblings ? "median of sibling replicas"
+                                                             : "profile high quantile",
+                    options_.health.confirm_windows);
+      break;
+  }
+  w.detail = buffer;
+  warnings_.push_back(std::move(w));
+}
+
+void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
+  const int days = options_.max_days;
+  const int bins = options_.bins;
+  std::vector<float> mean(bins), high(bins), day_values, ratios;
+  std::vector<bool> kept(days);
+  profile.days = 0;
+  for (int s = 0; s < days; ++s) profile.days += app.slot_day[s] != kEmptyDay;
+
+  for (int d = 0; d < kProfileDims; ++d) {
+    // Day level relative to the per-bin median of the days: an outlier day is off in most bins.
+    std::vector<double> ratio_sum(days, 0.0);
+    std::vector<int> ratio_bins(days, 0);
+    for (int b = 0; b < bins; ++b) {
+      day_values.clear();
+      for (int s = 0; s < days; ++s) {
+        size_t cell = static_cast<size_t>(b) * days + s;
+        if (app.count[cell] > 0) {
+          day_values.push_back(app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]);
+        }
+      }
+      if (day_values.size() < 4) continue;
+      float median = Median(day_values);
+      if (median <= 0.0f) continue;
+      for (int s = 0; s < days; ++s) {
+        size_t cell = static_cast<size_t>(b) * days + s;
+        if (app.count[cell] == 0) continue;
+        ratio_sum[s] += (app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]) / median;
+        ++ratio_bins[s];
+      }
+    }
+    std::fill(kept.begin(), kept.end(), true);
+    ratios.clear();
+    for (int s = 0; s < days; ++s) {
+      if (ratio_bins[s] > 0) ratios.push_back(static_cast<float>(ratio_sum[s] / ratio_bins[s]));
+    }
+    if (ratios.size() >= 4) {
+      float typical = Median(ratios);
+      for (float& r : ratios) r = std::abs(r - typical);
+      float spread = 1.4826f * Median(ratios);
+      double threshold = std::max(kOutlierDayRatio, kOutlierDaySigmas * spread);
+      int allowed = static_cast<int>(ratios.size() / 4);
+      for (int round = 0; round < allowed; ++round) {
+        int worst = -1;
+        double worst_distance = threshold;
+        for (int s = 0; s < days; ++s) {
+          if (!kept[s] || ratio_bins[s] == 0) continue;
+          double distance = std::abs(ratio_sum[s] / ratio_bins[s] - typical);
+          if (distance > worst_distance) {
+            worst_distance = distance;
+            worst = s;
+          }
+        }
+        if (worst < 0) break;
+        kept[worst] = false;
+      }
+    }
+
+    for (int b = 0; b < bins; ++b) {
+      double n = 0.0, sum = 0.0, squares = 0.0;
+      for (int s = 0; s < days; ++s) {
+        size_t cell = static_cast<size_t>(b) * days + s;
+        if (!kept[s] || app.count[cell] == 0) continue;
+        n += app.count[cell];
+        sum += app.sum[cell * kProfileDims + d];
+        squares += app.sum_squares[cell * kProfileDims + d];
+      }
+      if (n == 0.0) {
+        mean[b] = high[b] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      double m = sum / n;
+      double sd = std::sqrt(std::max(0.0, squares / n - m * m));
+      mean[b] = static_cast<float>(std::max(0.0, m + app.reference[d]));
+      high[b] = static_cast<float>(std::max<double>(mean[b], m + app.reference[d] + z_ * sd));
+    }
+    FillGaps(mean);
+    FillGaps(high);
+    profile.mean[d] = DailyCurve(mean);
+    profile.high[d] = DailyCurve(high);
+  }
+  for (int d = kProfileDims; d < kNumDims; ++d) {
+    profile.mean[d] = DailyCurve(bins);
+    profile.high[d] = DailyCurve(bins);
+  }
+}
+
+ProfileSet Profiler::Finish() const {
+  ProfileSet set;
+  set.bins = options_.bins;
+  set.high_quantile = options_.high_quantile;
+  set.normalized = options_.normalized;
+
+  std::vector<const App*> apps;
+  for (const App& a : apps_) {
+    if (a.samples > 0) apps.push_back(&a);
+  }
+  std::sort(apps.begin(), apps.end(),
+            [](const App* x, const App* y) { return x->name < y->name; });
+  set.apps.resize(apps.size());
+  for (size_t i = 0; i < apps.size(); ++i) {
+    const App& a = *apps[i];
+    AppProfile& p = set.apps[i];
+    p.app = a.name;
+    p.containers = static_cast<int>(a.containers.size());
+    p.samples = a.samples;
+    BuildCurves(a, p);
+    p.features = ComputeFeatures(p.mean, p.high);
+    p.peak = a.peak;
+    for (int d = 0; d < kProfileDims; ++d) {
+      p.recommended[d] = Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
+    }
+    p.has_request = a.has_request;
+    p.request = a.request;
+    p.replicas = a.replicas > 0 ? a.replicas : p.containers;
+    if (p.has_request) {
+      for (int d = 0; d < kProfileDims; ++d) {
+        set.freed[d] += (p.request[d] - p.recommended[d]) * p.replicas;
+      }
+    }
+  }
+  if (set.apps.empty()) return set;
+
+  // Balance needs the fleet; then cluster.
+  std::vector<const AppFeatures*> features;
+  for (const AppProfile& p : set.apps) features.push_back(&p.features);
+  std::array<float, kProfileDims> medians = MedianLevels(features);
+  std::vector<float> points;
+  points.reserve(set.apps.size() * kFeatureVectorSize);
+  for (AppProfile& p : set.apps) {
+    SetBalance(p.features, medians);
+    FeatureVector v = ToFeatureVector(p.features);
+    points.insert(points.end(), v.begin(), v.end());
+  }
+  Clustering clustering =
+      ChooseClusters(points, kFeatureVectorSize, options_.max_classes, options_.seed);
+  set.class_criterion = clustering.criterion;
+
+  // Class ids by decreasing size, so that class 0 is the most common shape.
+  std::vector<int> members(clustering.k, 0);
+  for (int label : clustering.labels) ++members[label];
+  std::vector<int> order(clustering.k);
+  for (int i = 0; i < clustering.k; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return members[x] > members[y]; });
+  std::vector<int> id_of(clustering.k);
+  for (int i = 0; i < clustering.k; ++i) id_of[order[i]] = i;
+
+  set.classes.resize(clustering.k);
+  std::vector<std::vector<float>> levels(static_cast<size_t>(clustering.k) * kProfileDims);
+  std::vector<std::array<std::vector<double>, kProfileDims>> mean_sum(clustering.k),
+      high_sum(clustering.k);
+  std::vector<std::array<int, kProfileDims>> shape_count(clustering.k);
+  std::vector<std::array<double, kProfileDims>> balance_sum(clustering.k);
+  for (int c = 0; c < clustering.k; ++c) {
+    for (int d = 0; d < kProfileDims; ++d) {
+      mean_sum[c][d].assign(options_.bins, 0.0);
+      high_sum[c][d].assign(options_.bins, 0.0);
+    }
+    shape_count[c] = {};
+    balance_sum[c] = {};
+  }
+  for (size_t i = 0; i < set.apps.size(); ++i) {
+    AppProfile& p = set.apps[i];
+    int c = id_of[clustering.labels[i]];
+    p.class_id = c;
+    for (int d = 0; d < kProfileDims; ++d) {
+      balance_sum[c][d] += p.features.balance[d];
+      float level = p.features.level[d];
+      if (level <= 0.0f) continue;
+      levels[static_cast<size_t>(c) * kProfileDims + d].push_back(level);
+      ++shape_count[c][d];
+      for (int b = 0; b < options_.bins; ++b) {
+        mean_sum[c][d][b] += p.mean[d][b] / level;
+        high_sum[c][d][b] += p.high[d][b] / level;
+      }
+    }
+  }
+  for (int raw = 0; raw < clustering.k; ++raw) {
+    int c = id_of[raw];
+    ProfileClass& pc = set.classes[c];
+    pc.id = c;
+    pc.members = members[raw];
+    pc.centroid.assign(clustering.centroids.begin() + static_cast<size_t>(raw) * kFeatureVectorSize,
+                       clustering.centroids.begin() + static_cast<size_t>(raw + 1) * kFeatureVectorSize);
+    for (int d = 0; d < kNumDims; ++d) {
+      std::vector<float> m(options_.bins, 0.0f), h(options_.bins, 0.0f);
+      if (d < kProfileDims && shape_count[c][d] > 0) {
+        for (int b = 0; b < options_.bins; ++b) {
+          m[b] = static_cast<float>(mean_sum[c][d][b] / shape_count[c][d]);
+          h[b] = static_cast<float>(high_sum[c][d][b] / shape_count[c][d]);
+        }
+        pc.level[d] = Median(levels[static_cast<size_t>(c) * kProfileDims + d]);
+      }
+      pc.mean_shape[d] = DailyCurve(std::move(m));
+      pc.high_shape[d] = DailyCurve(std::move(h));
+    }
+    AppFeatures shape = ComputeFeatures(pc.mean_shape, pc.high_shape);
+    for (int d = 0; d < kProfileDims; ++d) {
+      shape.balance[d] = static_cast<float>(balance_sum[c][d] / std::max(1, pc.members));
+    }
+    pc.description = DescribeFeatures(shape);
+  }
+
+  set.complementarity = ComplementarityTable(set.classes);
+  set.hints = PlacementHints(set.classes, set.complementarity);
+  set.warnings = warnings_;
+  std::stable_sort(set.warnings.begin(), set.warnings.end(),
+                   [](const HealthWarning& x, const HealthWarning& y) { return x.time < y.time; });
+  return set;
+}
+
+}  // namespace archimedes

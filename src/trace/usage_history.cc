@@ -1,0 +1,104 @@
+#include "trace/usage_history.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace archimedes {
+
+namespace {
+
+constexpr std::array<std::string_view, 7> kColumns = {"time",   "app",  "container", "cpu",
+                                                      "memory", "disk", "network"};
+
+void AppendField(std::string& row, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    row.append(text);
+    return;
+  }
+  row.push_back('"');
+  for (char c : text) {
+    if (c == '"') row.push_back('"');
+    row.push_back(c);
+  }
+  row.push_back('"');
+}
+
+void AppendNumber(std::string& row, float value) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  row.append(buffer, end);
+}
+
+}  // namespace
+
+UsageHistoryReader::UsageHistoryReader(std::string path) : csv_(std::move(path)) {
+  if (!csv_.Next())
+    csv_.Fail("empty file; expected the header " + std::string(kUsageHistoryHeader));
+  bool header_ok = csv_.size() == static_cast<int>(kColumns.size());
+  for (int i = 0; header_ok && i < csv_.size(); ++i) header_ok = csv_.field(i) == kColumns[i];
+  if (!header_ok) csv_.Fail("expected the header " + std::string(kUsageHistoryHeader));
+}
+
+bool UsageHistoryReader::Next() {
+  if (!csv_.Next()) return false;
+  csv_.ExpectFields(static_cast<int>(kColumns.size()));
+  record_.time = csv_.Int(0, "time");
+  record_.app = csv_.field(1);
+  record_.container = csv_.field(2);
+  if (record_.app.empty()) csv_.Fail("column app is empty");
+  if (record_.container.empty()) csv_.Fail("column container is empty");
+  for (int d = 0; d < 4; ++d) {
+    double v = csv_.Double(3 + d, kColumns[3 + d]);
+    if (v < 0) {
+      csv_.Fail("column " + std::string(kColumns[3 + d]) + ": usage " +
+                std::string(csv_.field(3 + d)) + " is negative");
+    }
+    record_.usage[d] = static_cast<float>(v);
+  }
+  record_.usage[static_cast<int>(Dim::kGpu)] = 0.0f;
+
+  key_.assign(record_.app);
+  key_.push_back('\0');
+  key_.append(record_.container);
+  auto [it, inserted] = last_time_.try_emplace(key_, record_.time);
+  if (!inserted) {
+    if (record_.time < it->second) {
+      csv_.Fail("time " + std::to_string(record_.time) + " of container " +
+                std::string(record_.container) + " (app " + std::string(record_.app) +
+                ") is before its previous row's time " + std::to_string(it->second) +
+                "; rows of a container must be in time order");
+    }
+    it->second = record_.time;
+  }
+  return true;
+}
+
+UsageHistoryWriter::UsageHistoryWriter(const std::string& path) : path_(path), out_(path) {
+  if (!out_) throw TraceError(path_, 0, "cannot create file");
+  out_ << kUsageHistoryHeader << '\n';
+  if (!out_) throw TraceError(path_, 0, "write failed");
+}
+
+void UsageHistoryWriter::Write(int64_t time, std::string_view app, std::string_view container,
+                               const std::array<float, kNumDims>& usage) {
+  row_.clear();
+  row_.append(std::to_string(time));
+  row_.push_back(',');
+  AppendField(row_, app);
+  row_.push_back(',');
+  AppendField(row_, container);
+  for (int d = 0; d < 4; ++d) {
+    row_.push_back(',');
+    AppendNumber(row_, usage[d]);
+  }
+  row_.push_back('\n');
+  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
+  if (!out_) throw TraceError(path_, 0, "write failed");
+}
+
+void UsageHistoryWriter::Flush() {
+  out_.flush();
+  if (!out_) throw TraceError(path_, 0, "write failed");
+}
+
+}  // namespace archimedes

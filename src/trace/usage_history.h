@@ -1,0 +1,81 @@
+// The native usage-history format (docs/profiles.md): one CSV row per container and sample,
+//
+//   time,app,container,cpu,memory,disk,network
+//
+// time in whole seconds; cpu in millicores, memory in bytes, disk and network in bytes/s, each a
+// non-negative finite number (fractions allowed). Rows of one container (app + container name) come
+// in non-decreasing time order; rows of different containers may interleave freely. Sampling may be
+// irregular and have gaps. GPU is not part of the history (its usage is reported as 0).
+//
+// UsageHistoryReader streams the file row by row (memory grows with the number of containers, not
+// rows) and throws TraceError naming the file, the line and the problem for a wrong header, a
+// malformed or negative value, or a row that goes back in time for its container.
+// UsageHistoryWriter appends rows in the same format; `archimedes simulate --record-usage` uses it.
+#ifndef ARCHIMEDES_TRACE_USAGE_HISTORY_H_
+#define ARCHIMEDES_TRACE_USAGE_HISTORY_H_
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/resources.h"
+#include "trace/csv_reader.h"
+#include "trace/trace_error.h"
+
+namespace archimedes {
+
+inline constexpr std::string_view kUsageHistoryHeader =
+    "time,app,container,cpu,memory,disk,network";
+
+// One row. The views stay valid until the next call of UsageHistoryReader::Next.
+struct UsageRecord {
+  int64_t time = 0;
+  std::string_view app;
+  std::string_view container;
+  std::array<float, kNumDims> usage{};  // gpu always 0
+};
+
+class UsageHistoryReader {
+ public:
+  // Opens `path` and checks its header. Throws TraceError.
+  explicit UsageHistoryReader(std::string path);
+
+  // Reads the next row; false at the end of the file. Throws TraceError on a bad row.
+  bool Next();
+  const UsageRecord& record() const { return record_; }
+
+  const std::string& path() const { return csv_.path(); }
+  int64_t line() const { return csv_.line(); }
+
+ private:
+  CsvReader csv_;
+  UsageRecord record_;
+  std::string key_;  // app '\0' container, reused to avoid an allocation per row
+  std::unordered_map<std::string, int64_t> last_time_;
+};
+
+class UsageHistoryWriter {
+ public:
+  // Creates (truncates) `path` and writes the header. Throws TraceError when it cannot.
+  explicit UsageHistoryWriter(const std::string& path);
+
+  // Appends one row. `app` and `container` are quoted when they contain a comma or a quote.
+  // Throws TraceError when the write fails.
+  void Write(int64_t time, std::string_view app, std::string_view container,
+             const std::array<float, kNumDims>& usage);
+
+  // Flushes buffered rows; throws TraceError when the write fails. The destructor flushes too.
+  void Flush();
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  std::string row_;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_TRACE_USAGE_HISTORY_H_
