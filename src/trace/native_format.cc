@@ -27,8 +27,27 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // CPU and GPU count in thousandths; the other dimensions in whole units.
 bool IsMilliDim(Dim d) { return d == Dim::kCpu || d == Dim::kGpu; }
 
+// Bytes with the shorter of a binary ("4Gi") and a decimal ("10G") suffix, since rates such as
+// network bandwidth are usually decimal.
+std::string FormatUnits(int64_t amount) {
+  std::string binary = FormatBytes(amount);
+  static constexpr std::pair<int64_t, char> kDecimal[] = {{1'000'000'000'000'000'000, 'E'},
+                                                          {1'000'000'000'000'000, 'P'},
+                                                          {1'000'000'000'000, 'T'},
+                                                          {1'000'000'000, 'G'},
+                                                          {1'000'000, 'M'},
+                                                          {1'000, 'k'}};
+  for (auto [unit, suffix] : kDecimal) {
+    if (amount != 0 && amount % unit == 0) {
+      std::string decimal = std::to_string(amount / unit) + suffix;
+      return decimal.size() < binary.size() ? decimal : binary;
+    }
+  }
+  return binary;
+}
+
 std::string FormatAmount(Dim d, int64_t amount) {
-  return IsMilliDim(d) ? FormatMilli(amount) : FormatBytes(amount);
+  return IsMilliDim(d) ? FormatMilli(amount) : FormatUnits(amount);
 }
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -237,7 +256,7 @@ class Value {
         return fail("unknown unit '" + std::string(1, suffix) + "' (use s, m, h or d)");
       }
       total += static_cast<__int128>(amount) * unit->seconds;
-      if (total > kInt64Max) return fail("too long");
+      if (total > static_cast<__int128>(kInt64Max) + (negative ? 1 : 0)) return fail("too long");
       rest.remove_prefix(digits + 1);
     }
     return static_cast<int64_t>(negative ? -total : total);
@@ -714,8 +733,9 @@ json ReadJsonFile(const std::string& path) {
 // Writing.
 
 // The shortest decimal that reads back as the same float, so that files show 0.1, not
-// 0.10000000149011612.
-double Shortest(float f) {
+// 0.10000000149011612, and 400, not 400.0.
+OrderedJson Shortest(float f) {
+  if (f == std::trunc(f) && std::fabs(f) < 1e15f) return static_cast<int64_t>(f);
   char buffer[32];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), f);
   return std::stod(std::string(buffer, end));
@@ -810,6 +830,20 @@ std::string_view NodeEventKindName(NodeEvent::Kind kind) {
 // 288 samples takes one line rather than 288.
 void Print(const OrderedJson& value, int indent, std::string& out) {
   std::string inner(indent + 2, ' ');
+  bool flat = std::none_of(value.begin(), value.end(),
+                           [](const OrderedJson& e) { return e.is_structured(); });
+  if (value.is_object() && flat) {
+    // Small objects of plain values, such as resource amounts, read best on one line.
+    std::string line = "{";
+    for (const auto& [key, member] : value.items()) {
+      line += (line.size() == 1 ? "" : ", ") + OrderedJson(key).dump() + ": " + member.dump();
+    }
+    line += "}";
+    if (line.size() <= 96) {
+      out += line;
+      return;
+    }
+  }
   if (value.is_object() && !value.empty()) {
     out += "{\n";
     bool first = true;
@@ -819,8 +853,7 @@ void Print(const OrderedJson& value, int indent, std::string& out) {
       first = false;
     }
     out += "\n" + std::string(indent, ' ') + "}";
-  } else if (value.is_array() && std::any_of(value.begin(), value.end(),
-                                             [](const auto& e) { return e.is_structured(); })) {
+  } else if (value.is_array() && !flat) {
     out += "[\n";
     for (size_t i = 0; i < value.size(); ++i) {
       out += (i == 0 ? "" : ",\n") + inner;
@@ -983,12 +1016,16 @@ std::string ValidateJob(const BatchJob& job) {
 
 std::string FormatDuration(int64_t seconds) {
   if (seconds == 0) return "0s";
+  std::string out = seconds < 0 ? "-" : "";
+  // Negated as unsigned so that the most negative value does not overflow.
+  uint64_t rest = seconds < 0 ? 0 - static_cast<uint64_t>(seconds) : seconds;
   for (const DurationUnit& unit : kDurationUnits) {
-    if (seconds % unit.seconds == 0) {
-      return std::to_string(seconds / unit.seconds) + std::string(1, unit.suffix);
-    }
+    uint64_t count = rest / unit.seconds;
+    if (count == 0) continue;
+    out += std::to_string(count) + unit.suffix;
+    rest -= count * unit.seconds;
   }
-  return std::to_string(seconds) + "s";
+  return out;
 }
 
 int64_t ParseDuration(std::string_view text, const std::string& source_name) {

@@ -311,7 +311,8 @@ TEST(NativeFormatTest, NativeWriterKeepsSeriesOnOneLineAndFloatsShort) {
   EXPECT_THAT(text, HasSubstr(R"("cpu": [1200.5, 0.1, 3e-07])"));
   EXPECT_THAT(text, HasSubstr(R"("noise": 0.15)"));
   EXPECT_THAT(text, HasSubstr(R"("delay_tolerance": "1d")"));
-  EXPECT_THAT(text, HasSubstr(R"("memory": "192Gi")"));
+  EXPECT_THAT(text, HasSubstr(R"("network": "25G")"));
+  EXPECT_THAT(text, HasSubstr(R"("requests": {"cpu": "2500m", "memory": "3Gi")"));
 }
 
 TEST(NativeFormatTest, NativeQuantitiesInBothSpellings) {
@@ -338,8 +339,12 @@ TEST(NativeFormatTest, NativeDurationsInBothSpellings) {
   EXPECT_EQ(ParseDuration("30s", "arg"), 30);
   EXPECT_EQ(ParseDuration("-5m", "arg"), -300);
   EXPECT_EQ(FormatDuration(2 * kSecondsPerDay), "2d");
-  EXPECT_EQ(FormatDuration(5400), "90m");
-  EXPECT_EQ(FormatDuration(61), "61s");
+  EXPECT_EQ(FormatDuration(5400), "1h30m");
+  EXPECT_EQ(FormatDuration(61), "1m1s");
+  EXPECT_EQ(FormatDuration(90061), "1d1h1m1s");
+  for (int64_t v : {int64_t{90061}, int64_t{-1}, kForever, -kForever - 1}) {
+    EXPECT_EQ(ParseDuration(FormatDuration(v), "arg"), v) << FormatDuration(v);
+  }
   EXPECT_EQ(FormatDuration(0), "0s");
   EXPECT_EQ(FormatDuration(-7200), "-2h");
   EXPECT_THAT(ErrorOf([] { ParseDuration("5x", "--duration"); }),
