@@ -7,6 +7,7 @@
 namespace archimedes::cli {
 
 void AddSimulateCommand(CLI::App& app);
+void AddMagiCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 
