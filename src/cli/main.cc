@@ -4,9 +4,13 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/commands.h"
+
 int main(int argc, char** argv) {
   CLI::App app{"Archimedes: a co-location scheduler for long-running services and batch jobs"};
   app.require_subcommand(1);
+  archimedes::cli::AddSimulateCommand(app);
+  archimedes::cli::AddMagiCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,111 @@
+#include "sched/framework.h"
+
+#include <algorithm>
+
+namespace archimedes {
+
+Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
+                     std::vector<WeightedScorer> scorers, SchedulerOptions options)
+    : filters_(std::move(filters)),
+      scorers_(std::move(scorers)),
+      options_(options),
+      rng_(options.seed) {}
+
+bool Scheduler::Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const {
+  for (const auto& f : filters_) {
+    if (!f->Filter(ctx, pod, node)) return false;
+  }
+  return true;
+}
+
+int64_t Scheduler::TotalScore(const SchedulingContext& ctx, const PodRequest& pod,
+                              NodeId node) const {
+  int64_t total = 0;
+  for (const WeightedScorer& s : scorers_) total += s.weight * s.plugin->Score(ctx, pod, node);
+  return total;
+}
+
+int Scheduler::NodesToFind(int num_nodes) const {
+  constexpr int kMinFeasibleNodesToFind = 100;
+  constexpr int kMinFeasibleNodesPercentageToFind = 5;
+  if (num_nodes < kMinFeasibleNodesToFind || options_.percentage_of_nodes_to_score >= 100) {
+    return num_nodes;
+  }
+  int percentage = options_.percentage_of_nodes_to_score;
+  if (percentage <= 0) {
+    percentage = std::max(50 - num_nodes / 125, kMinFeasibleNodesPercentageToFind);
+  }
+  int n = static_cast<int>(static_cast<int64_t>(num_nodes) * percentage / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod) {
+  const int num_nodes = ctx.state.num_nodes();
+  if (num_nodes == 0) return -1;
+  const int to_find = NodesToFind(num_nodes);
+  feasible_.clear();
+  int processed = 0;
+  for (; processed < num_nodes && static_cast<int>(feasible_.size()) < to_find; ++processed) {
+    NodeId node = (next_start_ + processed) % num_nodes;
+    if (Feasible(ctx, pod, node)) feasible_.push_back(node);
+  }
+  next_start_ = (next_start_ + processed) % num_nodes;
+  if (feasible_.empty()) return -1;
+  if (feasible_.size() == 1) return feasible_[0];
+
+  // Highest total wins; ties are broken uniformly at random (reservoir sampling).
+  NodeId best = -1;
+  int64_t best_score = -1;
+  uint64_t ties = 0;
+  for (NodeId node : feasible_) {
+    int64_t score = TotalScore(ctx, pod, node);
+    if (score > best_score) {
+      best_score = score;
+      best = node;
+      ties = 1;
+    } else if (score == best_score) {
+      ++ties;
+      if (rng_() % ties == 0) best = node;
+    }
+  }
+  return best;
+}
+
+bool Scheduler::AnyFeasible(const SchedulingContext& ctx, const PodRequest& pod) const {
+  for (NodeId node = 0; node < ctx.state.num_nodes(); ++node) {
+    if (Feasible(ctx, pod, node)) return true;
+  }
+  return false;
+}
+
+std::vector<NodeExplanation> Scheduler::Explain(const SchedulingContext& ctx,
+                                                const PodRequest& pod) const {
+  std::vector<NodeExplanation> out;
+  out.reserve(ctx.state.num_nodes());
+  for (NodeId node = 0; node < ctx.state.num_nodes(); ++node) {
+    NodeExplanation e{.node = node};
+    for (const auto& f : filters_) {
+      if (!f->Filter(ctx, pod, node)) {
+        e.failed_filter = std::string(f->name());
+        break;
+      }
+    }
+    if (e.failed_filter.empty()) {
+      for (const WeightedScorer& s : scorers_) {
+        int64_t score = s.plugin->Score(ctx, pod, node);
+        e.scores.push_back(score);
+        e.total += s.weight * score;
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::string_view> Scheduler::scorer_names() const {
+  std::vector<std::string_view> names;
+  for (const WeightedScorer& s : scorers_) names.push_back(s.plugin->name());
+  return names;
+}
+
+}  // namespace archimedes

@@ -1,0 +1,101 @@
+// The scheduling framework, shaped like the Kubernetes scheduler's: filters (hard constraints)
+// decide which nodes can take a container, weighted scorers (each 0–100) rank them, and the
+// highest total wins. Plugins are small classes, one concern each; a Scheduler is one composition.
+#ifndef ARCHIMEDES_SCHED_FRAMEWORK_H_
+#define ARCHIMEDES_SCHED_FRAMEWORK_H_
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/cluster_state.h"
+#include "model/resources.h"
+
+namespace archimedes {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+
+// What is being placed.
+struct PodRequest {
+  Resources requests;
+  int priority = 0;
+  OwnerKind kind = OwnerKind::kService;
+  int32_t owner = 0;      // service or job index
+  int max_per_node = 0;   // replicas of the same owner allowed on one node; 0 = no limit
+};
+
+// Everything a plugin may read about the fleet for one decision.
+struct SchedulingContext {
+  const ClusterState& state;
+};
+
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const = 0;
+};
+
+class ScorePlugin {
+ public:
+  virtual ~ScorePlugin() = default;
+  virtual std::string_view name() const = 0;
+  // In [0, kMaxNodeScore]; higher is better.
+  virtual int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const = 0;
+};
+
+struct WeightedScorer {
+  std::unique_ptr<ScorePlugin> plugin;
+  int64_t weight = 1;
+};
+
+struct SchedulerOptions {
+  // Share of the fleet (in percent) whose feasible nodes are scored, as kube-scheduler's
+  // percentageOfNodesToScore; 0 selects its adaptive default (50 − nodes/125, at least 5 %, at
+  // least 100 nodes). 100 scores every feasible node.
+  int percentage_of_nodes_to_score = 0;
+  uint64_t seed = 1;  // breaks ties between equally scored nodes, as kube-scheduler does at random
+};
+
+// One verdict per node and plugin, for `--explain`.
+struct NodeExplanation {
+  NodeId node = -1;
+  std::string failed_filter;  // empty when the node passed every filter
+  std::vector<int64_t> scores;  // per scorer, unweighted; empty when filtered out
+  int64_t total = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScorer> scorers,
+            SchedulerOptions options);
+
+  // The chosen node, or -1 when no node passes the filters. No allocation per call.
+  NodeId Schedule(const SchedulingContext& ctx, const PodRequest& pod);
+
+  // Every node's filter verdict and score terms for `pod` (every node is evaluated).
+  std::vector<NodeExplanation> Explain(const SchedulingContext& ctx, const PodRequest& pod) const;
+  std::vector<std::string_view> scorer_names() const;
+
+  // True when some node passes every filter (evaluates nodes until one does).
+  bool AnyFeasible(const SchedulingContext& ctx, const PodRequest& pod) const;
+
+ private:
+  bool Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
+  int64_t TotalScore(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
+  int NodesToFind(int num_nodes) const;
+
+  std::vector<std::unique_ptr<FilterPlugin>> filters_;
+  std::vector<WeightedScorer> scorers_;
+  SchedulerOptions options_;
+  std::vector<NodeId> feasible_;  // reused between calls
+  int next_start_ = 0;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SCHED_FRAMEWORK_H_

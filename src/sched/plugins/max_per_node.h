@@ -1,0 +1,18 @@
+// Filter: at most `max_per_node` replicas of one service on a node (the per-node spread limit the
+// Alibaba 2025 trace records; in Kubernetes a topology spread constraint on the hostname key).
+#ifndef ARCHIMEDES_SCHED_PLUGINS_MAX_PER_NODE_H_
+#define ARCHIMEDES_SCHED_PLUGINS_MAX_PER_NODE_H_
+
+#include "sched/framework.h"
+
+namespace archimedes {
+
+class MaxPerNode : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "MaxPerNode"; }
+  bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SCHED_PLUGINS_MAX_PER_NODE_H_

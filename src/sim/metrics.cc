@@ -1,0 +1,81 @@
+#include "sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace archimedes {
+
+ShapeMix ShapeMix::FromWorkload(const Workload& workload, int max_shapes) {
+  std::map<std::array<int64_t, kNumDims>, double> counts;
+  for (const Service& s : workload.services) counts[s.requests.amount] += s.replicas;
+  for (const BatchJob& j : workload.jobs) counts[j.task_requests.amount] += j.tasks;
+  std::vector<std::pair<Resources, double>> all;
+  all.reserve(counts.size());
+  for (const auto& [amount, n] : counts) all.push_back({Resources{amount}, n});
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first.amount < b.first.amount;
+  });
+  if (static_cast<int>(all.size()) > max_shapes) all.resize(max_shapes);
+  double total = 0;
+  for (const auto& s : all) total += s.second;
+  ShapeMix mix;
+  for (auto& s : all) mix.shapes_.push_back({s.first, s.second / total});
+  return mix;
+}
+
+double FragmentationRate(const ClusterState& state, const ShapeMix& mix) {
+  double total_cpu = 0, total_memory = 0;
+  for (const Node& n : state.nodes()) {
+    total_cpu += static_cast<double>(n.allocatable.cpu());
+    total_memory += static_cast<double>(n.allocatable.memory());
+  }
+  if (total_cpu == 0 || total_memory == 0 || mix.shapes().empty()) return 0;
+  double free_sum = 0, fragment_sum = 0;
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    if (!state.ready(n)) continue;
+    Resources free = state.unrequested(n);
+    for (int64_t& a : free.amount) a = std::max<int64_t>(a, 0);
+    double weight = static_cast<double>(free.cpu()) / total_cpu +
+                    static_cast<double>(free.memory()) / total_memory;
+    if (weight == 0) continue;
+    free_sum += weight;
+    for (const auto& [shape, share] : mix.shapes()) {
+      if (!shape.FitsIn(free)) fragment_sum += share * weight;
+    }
+  }
+  return free_sum == 0 ? 0 : fragment_sum / free_sum;
+}
+
+double Percentile(std::vector<std::pair<double, double>> samples, double q) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  double total = 0;
+  for (const auto& s : samples) total += s.second;
+  double target = q * total, seen = 0;
+  for (const auto& s : samples) {
+    seen += s.second;
+    if (seen >= target) return s.first;
+  }
+  return samples.back().first;
+}
+
+void LatencyHistogram::Add(double microseconds) {
+  double ns = std::max(microseconds * 1000.0, 1.0);
+  int bucket = static_cast<int>(std::log10(ns) * 50.0);
+  buckets_[std::clamp(bucket, 0, kBuckets - 1)]++;
+  ++count_;
+}
+
+double LatencyHistogram::Percentile(double q) const {
+  if (count_ == 0) return 0;
+  int64_t target = static_cast<int64_t>(std::ceil(q * static_cast<double>(count_)));
+  int64_t seen = 0;
+  for (int i = 0; i < kBuckets; ++i) {
+    seen += buckets_[i];
+    if (seen >= target) return std::pow(10.0, (i + 0.5) / 50.0) / 1000.0;  // bucket middle, µs
+  }
+  return std::pow(10.0, kBuckets / 50.0) / 1000.0;
+}
+
+}  // namespace archimedes

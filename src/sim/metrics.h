@@ -1,0 +1,74 @@
+// The metrics of DESIGN §5, one definition for every policy. The simulator feeds a
+// MetricsCollector as it runs; Finish() turns the running sums into the figures reports print.
+#ifndef ARCHIMEDES_SIM_METRICS_H_
+#define ARCHIMEDES_SIM_METRICS_H_
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/cluster_state.h"
+#include "model/resources.h"
+#include "model/workload.h"
+
+namespace archimedes {
+
+struct Metrics {
+  std::array<double, kNumDims> allocation_rate{};  // Σ requests ÷ Σ capacity, time-averaged
+  std::array<double, kNumDims> utilization{};      // Σ usage ÷ Σ capacity, time-averaged
+  double fragmentation_rate = 0;
+  double hot_node_time = 0;
+  double sla_services = 1, sla_jobs = 1, sla_all = 1;
+  int services_counted = 0, jobs_counted = 0;
+  double batch_core_hours_per_day = 0;
+  double wait_p50_s = 0, wait_p99_s = 0;
+  double started_within_tolerance = 1;
+  double evictions_per_1000_container_days = 0;
+  double migrations_per_1000_container_days = 0;
+  int64_t evictions = 0, migrations = 0, oom_kills = 0, failure_kills = 0;
+  double latency_p50_us = 0, latency_p99_us = 0;
+  int64_t decisions = 0;
+  // Task accounting at the end of the run: every submitted task is in exactly one of these.
+  int64_t tasks_submitted = 0, tasks_finished = 0, tasks_running = 0, tasks_queued = 0,
+          tasks_failed = 0;
+  double measured_days = 0;
+  double wall_seconds = 0;
+};
+
+// Task shapes weighted by how often they were submitted: the "observed task-shape mix" against
+// which free capacity is judged usable or a fragment.
+class ShapeMix {
+ public:
+  // The `max_shapes` most frequent request vectors among service replicas and batch tasks.
+  static ShapeMix FromWorkload(const Workload& workload, int max_shapes = 32);
+  const std::vector<std::pair<Resources, double>>& shapes() const { return shapes_; }
+
+ private:
+  std::vector<std::pair<Resources, double>> shapes_;  // request, weight (sums to 1)
+};
+
+// Share of free capacity (allocatable − requested, cpu and memory each as a share of the fleet's
+// total) that the mix could not use: on each node, for each shape that does not fit the node's
+// free vector, that free capacity counts as a fragment, weighted by the shape's share of the mix.
+double FragmentationRate(const ClusterState& state, const ShapeMix& mix);
+
+// Weighted percentile of (value, weight) samples; 0 for none.
+double Percentile(std::vector<std::pair<double, double>> samples, double q);
+
+// Scheduling latency in a log-spaced histogram: O(1) memory for any number of decisions.
+class LatencyHistogram {
+ public:
+  void Add(double microseconds);
+  double Percentile(double q) const;
+  int64_t count() const { return count_; }
+
+ private:
+  static constexpr int kBuckets = 400;  // 10^(i/50) ns .. covers 1 ns to 10^8 ns
+  std::array<int64_t, kBuckets> buckets_{};
+  int64_t count_ = 0;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SIM_METRICS_H_

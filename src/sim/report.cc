@@ -1,0 +1,155 @@
+#include "sim/report.h"
+
+#include <cstdio>
+#include <functional>
+
+namespace archimedes {
+namespace {
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Percent(double v) { return Fixed(100.0 * v, 1) + "%"; }
+
+struct Row {
+  std::string label;
+  std::function<std::string(const Metrics&)> value;
+};
+
+}  // namespace
+
+nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t warmup_s) {
+  int64_t replicas = 0, tasks = 0;
+  double cpu_capacity = 0, cpu_requested_by_services = 0;
+  for (const Node& n : scenario.nodes) cpu_capacity += static_cast<double>(n.allocatable.cpu());
+  for (const Service& s : scenario.workload.services) {
+    replicas += s.replicas;
+    if (s.start_time <= 0) {
+      cpu_requested_by_services += static_cast<double>(s.requests.cpu()) * s.replicas;
+    }
+  }
+  int serverless = 0;
+  for (const BatchJob& j : scenario.workload.jobs) {
+    tasks += j.tasks;
+    serverless += j.type == JobType::kServerless;
+  }
+  return {{"name", scenario.name},
+          {"nodes", scenario.nodes.size()},
+          {"services", scenario.workload.services.size()},
+          {"service_replicas", replicas},
+          {"service_cpu_request_share_at_start",
+           cpu_capacity > 0 ? cpu_requested_by_services / cpu_capacity : 0.0},
+          {"jobs", scenario.workload.jobs.size()},
+          {"serverless_jobs", serverless},
+          {"tasks", tasks},
+          {"node_events", scenario.workload.node_events.size()},
+          {"days", static_cast<double>(scenario.duration_s) / kSecondsPerDay},
+          {"warmup_s", warmup_s},
+          {"seed", seed}};
+}
+
+std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results) {
+  const double base_cpu = results.empty() ? 0 : results.front().metrics.utilization[0];
+  std::vector<Row> rows = {
+      {"allocation cpu", [](const Metrics& m) { return Percent(m.allocation_rate[0]); }},
+      {"allocation memory", [](const Metrics& m) { return Percent(m.allocation_rate[1]); }},
+      {"utilization cpu", [](const Metrics& m) { return Percent(m.utilization[0]); }},
+      {"  vs first policy",
+       [base_cpu](const Metrics& m) {
+         return base_cpu > 0 ? Fixed(m.utilization[0] / base_cpu, 2) + "x" : std::string("-");
+       }},
+      {"utilization memory", [](const Metrics& m) { return Percent(m.utilization[1]); }},
+      {"fragmentation rate", [](const Metrics& m) { return Percent(m.fragmentation_rate); }},
+      {"hot node-time", [](const Metrics& m) { return Percent(m.hot_node_time); }},
+      {"SLA services", [](const Metrics& m) { return Percent(m.sla_services); }},
+      {"SLA jobs", [](const Metrics& m) { return Percent(m.sla_jobs); }},
+      {"SLA all", [](const Metrics& m) { return Percent(m.sla_all); }},
+      {"batch core-h/day", [](const Metrics& m) { return Fixed(m.batch_core_hours_per_day, 0); }},
+      {"batch wait p50", [](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; }},
+      {"batch wait p99", [](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; }},
+      {"started in tolerance", [](const Metrics& m) { return Percent(m.started_within_tolerance); }},
+      {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
+      {"tasks failed (expired)", [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
+      {"evictions /1000 c-days",
+       [](const Metrics& m) { return Fixed(m.evictions_per_1000_container_days, 2); }},
+      {"migrations /1000 c-days",
+       [](const Metrics& m) { return Fixed(m.migrations_per_1000_container_days, 2); }},
+      {"OOM kills", [](const Metrics& m) { return std::to_string(m.oom_kills); }},
+      {"latency p50", [](const Metrics& m) { return Fixed(m.latency_p50_us, 1) + " us"; }},
+      {"latency p99", [](const Metrics& m) { return Fixed(m.latency_p99_us, 1) + " us"; }},
+      {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
+  };
+  constexpr int kLabelWidth = 26, kColumnWidth = 15;
+  std::string out = "scenario: " + scenario.value("name", std::string()) + "\n";
+  out += "  " + std::to_string(scenario.value("nodes", 0)) + " nodes, " +
+         std::to_string(scenario.value("services", 0)) + " services (" +
+         std::to_string(scenario.value("service_replicas", 0)) + " replicas, " +
+         Percent(scenario.value("service_cpu_request_share_at_start", 0.0)) +
+         " of allocatable CPU requested), " + std::to_string(scenario.value("jobs", 0)) +
+         " jobs (" + std::to_string(scenario.value("tasks", 0)) + " tasks), " +
+         Fixed(scenario.value("days", 0.0), 1) + " days, metrics after a " +
+         Fixed(scenario.value("warmup_s", 0) / 3600.0, 0) + " h warm-up\n\n";
+  auto pad = [](std::string s, int width) {
+    if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), ' ');
+    return s;
+  };
+  std::string header(kLabelWidth, ' ');
+  for (const PolicyResult& r : results) header += pad(r.policy, kColumnWidth);
+  out += header + "\n";
+  for (const Row& row : rows) {
+    std::string line = row.label + std::string(kLabelWidth - row.label.size(), ' ');
+    for (const PolicyResult& r : results) line += pad(row.value(r.metrics), kColumnWidth);
+    out += line + "\n";
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyResult>& results) {
+  nlohmann::json policies = nlohmann::json::object();
+  for (const PolicyResult& r : results) {
+    const Metrics& m = r.metrics;
+    nlohmann::json allocation, utilization;
+    for (Dim d : kAllDims) {
+      allocation[std::string(DimName(d))] = m.allocation_rate[static_cast<int>(d)];
+      utilization[std::string(DimName(d))] = m.utilization[static_cast<int>(d)];
+    }
+    policies[r.policy] = {
+        {"allocation_rate", allocation},
+        {"utilization", utilization},
+        {"fragmentation_rate", m.fragmentation_rate},
+        {"hot_node_time", m.hot_node_time},
+        {"sla",
+         {{"services", m.sla_services},
+          {"jobs", m.sla_jobs},
+          {"all", m.sla_all},
+          {"services_counted", m.services_counted},
+          {"jobs_counted", m.jobs_counted}}},
+        {"batch",
+         {{"core_hours_per_day", m.batch_core_hours_per_day},
+          {"wait_p50_s", m.wait_p50_s},
+          {"wait_p99_s", m.wait_p99_s},
+          {"started_within_tolerance", m.started_within_tolerance},
+          {"tasks",
+           {{"submitted", m.tasks_submitted},
+            {"finished", m.tasks_finished},
+            {"running", m.tasks_running},
+            {"queued", m.tasks_queued},
+            {"failed", m.tasks_failed}}}}},
+        {"disruption",
+         {{"evictions_per_1000_container_days", m.evictions_per_1000_container_days},
+          {"migrations_per_1000_container_days", m.migrations_per_1000_container_days},
+          {"evictions", m.evictions},
+          {"migrations", m.migrations},
+          {"oom_kills", m.oom_kills},
+          {"failure_kills", m.failure_kills}}},
+        {"latency_us", {{"p50", m.latency_p50_us}, {"p99", m.latency_p99_us}, {"decisions", m.decisions}}},
+        {"measured_days", m.measured_days},
+        {"wall_seconds", m.wall_seconds}};
+  }
+  return {{"scenario", scenario}, {"policies", policies}};
+}
+
+}  // namespace archimedes

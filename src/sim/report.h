@@ -1,0 +1,30 @@
+// Side-by-side reports of simulation runs: a table for people, JSON for tools (the shape of
+// issue 2: allocation_rate, utilization, fragmentation_rate, hot_node_time, sla, batch,
+// disruption, latency_us per policy; rates are fractions in [0, 1]).
+#ifndef ARCHIMEDES_SIM_REPORT_H_
+#define ARCHIMEDES_SIM_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/workload.h"
+#include "sim/metrics.h"
+
+namespace archimedes {
+
+struct PolicyResult {
+  std::string policy;
+  Metrics metrics;
+};
+
+// What was simulated, for the report header and the "scenario" object of the JSON.
+nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t warmup_s);
+
+std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);
+nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SIM_REPORT_H_

@@ -1,0 +1,133 @@
+#include "sim/scenario_source.h"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "trace/native_format.h"
+#include "trace/real_scenario.h"
+#include "trace/trace_error.h"
+#include "trace/trace_loader.h"
+
+namespace archimedes {
+namespace {
+
+std::string ScalarText(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+Scenario Real(const ScenarioRequest& request, const nlohmann::json* overrides,
+              const std::string& source) {
+  RealScenarioOptions options{.traces_dir = request.traces_dir,
+                              .nodes = request.generator.nodes,
+                              .days = request.generator.days,
+                              .seed = request.generator.seed};
+  if (overrides != nullptr) {
+    for (const auto& [key, value] : overrides->items()) {
+      if (key == "traces_dir") {
+        options.traces_dir = value.get<std::string>();
+      } else if (key == "nodes") {
+        options.nodes = value.get<int>();
+      } else if (key == "days") {
+        options.days = value.get<int>();
+      } else if (key == "seed") {
+        options.seed = value.get<uint64_t>();
+      } else if (key == "service_cpu_share") {
+        options.service_cpu_share = value.get<double>();
+      } else {
+        throw TraceError(source, 0, "real: unknown key \"" + key +
+                                        "\" (known: traces_dir, nodes, days, seed, "
+                                        "service_cpu_share)");
+      }
+    }
+  }
+  return BuildRealScenario(options);
+}
+
+Scenario FromTrace(const ScenarioRequest& request, const std::string& path) {
+  LoadOptions options;
+  options.nodes = request.generator.nodes;
+  options.days = request.generator.days;
+  options.seed = request.generator.seed;
+  return LoadTrace(path, options);
+}
+
+Scenario FromFile(const ScenarioRequest& request, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw TraceError(path, 0, "cannot open scenario file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw TraceError(path, 0, std::string("malformed JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw TraceError(path, 0, "a scenario file holds a JSON object");
+  Scenario base;
+  bool has_base = false;
+  int bases = doc.contains("generator") + doc.contains("real") + doc.contains("trace");
+  if (bases > 1) throw TraceError(path, 0, "name at most one of generator, real and trace");
+  if (doc.contains("generator")) {
+    const nlohmann::json& g = doc["generator"];
+    if (!g.is_object()) throw TraceError(path, 0, "generator: expected an object of parameters");
+    GeneratorParams params = request.generator;
+    for (const auto& [key, value] : g.items()) {
+      try {
+        SetGeneratorParam(params, key, ScalarText(value));
+      } catch (const std::invalid_argument& e) {
+        throw TraceError(path, 0, std::string("generator: ") + e.what());
+      }
+    }
+    base = GenerateScenario(params);
+    has_base = true;
+  } else if (doc.contains("real")) {
+    base = Real(request, &doc["real"], path);
+    has_base = true;
+  } else if (doc.contains("trace")) {
+    base = FromTrace(request, doc["trace"].get<std::string>());
+    has_base = true;
+  }
+  doc.erase("generator");
+  doc.erase("real");
+  doc.erase("trace");
+  Scenario extra = ParseScenarioJson(doc, path);
+  if (!has_base) return extra;
+  if (doc.contains("duration")) base.duration_s = extra.duration_s;
+  MergeScenario(base, std::move(extra));
+  return base;
+}
+
+}  // namespace
+
+void MergeScenario(Scenario& base, Scenario extra) {
+  if (!extra.name.empty()) base.name = extra.name;
+  for (Node& n : extra.nodes) base.nodes.push_back(std::move(n));
+  Workload& w = base.workload;
+  for (Service& s : extra.workload.services) w.services.push_back(std::move(s));
+  for (NodeEvent& e : extra.workload.node_events) w.node_events.push_back(std::move(e));
+  for (ScaleEvent& e : extra.workload.scale_events) w.scale_events.push_back(std::move(e));
+  for (BatchJob& j : extra.workload.jobs) w.jobs.push_back(std::move(j));
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const BatchJob& a, const BatchJob& b) {
+    return a.submit_time < b.submit_time;
+  });
+}
+
+Scenario BuildScenario(const ScenarioRequest& request) {
+  Scenario scenario;
+  if (!request.trace.empty()) {
+    scenario = FromTrace(request, request.trace);
+  } else if (request.scenario == "real") {
+    scenario = Real(request, nullptr, "--scenario real");
+  } else if (!request.scenario.empty()) {
+    scenario = FromFile(request, request.scenario);
+  } else {
+    scenario = GenerateScenario(request.generator);
+  }
+  for (const std::string& path : request.job_files) {
+    Scenario jobs;
+    jobs.workload.jobs = ReadJobsFile(path);
+    MergeScenario(scenario, std::move(jobs));
+  }
+  return scenario;
+}
+
+}  // namespace archimedes

@@ -1,0 +1,39 @@
+// Where a simulation's scenario comes from: the synthetic generator (the default), the real
+// scenario composed from ../shared/traces, one real trace, or a scenario file. A scenario file is
+// native JSON (docs/formats.md) that may also name a base to build on:
+//
+//   {"generator": {"nodes": 500, "batch_load": 0.8}}            generated, with overrides
+//   {"real": {"nodes": 300, "traces_dir": "../shared/traces"}}   the real scenario
+//   {"trace": "../shared/traces/alibaba-gpu-v2023/openb_pod_list_default.csv"}
+//
+// plus any native keys (nodes, services, jobs, node_events, scale_events, name, duration), which
+// are added to the base.
+#ifndef ARCHIMEDES_SIM_SCENARIO_SOURCE_H_
+#define ARCHIMEDES_SIM_SCENARIO_SOURCE_H_
+
+#include <string>
+#include <vector>
+
+#include "model/workload.h"
+#include "sim/generator.h"
+
+namespace archimedes {
+
+struct ScenarioRequest {
+  std::string scenario;    // "", "real", or the path of a scenario file
+  std::string trace;       // path of one real trace (empty: none)
+  std::string traces_dir;  // where "real" finds the traces
+  GeneratorParams generator;  // nodes, days and seed also size the real scenario and traces
+  std::vector<std::string> job_files;  // native job files added to the workload
+};
+
+// Throws TraceError or std::invalid_argument naming the bad input.
+Scenario BuildScenario(const ScenarioRequest& request);
+
+// Appends `extra`'s nodes, services, jobs and events to `base` (and takes its name if it has one);
+// jobs stay sorted by submit time. The duration stays the base's.
+void MergeScenario(Scenario& base, Scenario extra);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SIM_SCENARIO_SOURCE_H_

@@ -1,0 +1,718 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/usage_model.h"
+
+namespace archimedes {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The dimensions kube-scheduler checks requests in; an envelope over them lets a scheduling cycle
+// skip, in O(1), tasks that no node could take.
+constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
+
+struct ServiceRun {
+  int desired = 0;
+  std::vector<ContainerId> running;
+  bool pending_listed = false;
+  double desired_time = 0;  // replica-seconds after warm-up
+  double harmed_time = 0;
+};
+
+struct JobRun {
+  int pending = 0;
+  int running = 0;
+  int finished = 0;
+  int failed = 0;
+  int first_started = 0;  // tasks that started at least once (restarts are not new starts)
+  bool started_late = false;
+  bool queued = false;
+  int64_t expire_at = 0;
+  int64_t completed_at = -1;
+};
+
+struct TaskRun {
+  int32_t job = -1;
+  double remaining = 0;  // seconds of work left at full speed
+  double rate = 1;       // share of full speed since last_update
+  int64_t last_update = 0;
+  uint32_t generation = 0;
+};
+
+struct TaskFinish {
+  int64_t time;
+  ContainerId id;
+  uint32_t generation;
+  bool operator>(const TaskFinish& o) const {
+    return time != o.time ? time > o.time : id > o.id;
+  }
+};
+
+struct ServiceEvent {
+  int64_t time;
+  int32_t service;
+  int replicas;  // desired replicas from then on
+};
+
+class Simulation {
+ public:
+  Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options);
+  Metrics Run();
+
+ private:
+  void ApplyNodeEvent(const NodeEvent& e);
+  void SetDesired(int32_t s, int replicas);
+  void CompleteTasks();
+  void SubmitJobs();
+  void Enqueue(int32_t j);
+  void SchedulingCycle();
+  void PlaceServices();
+  bool PreemptFor(int32_t s);
+  void PlaceBatch();
+  bool PlaceJob(int32_t j);
+  NodeId Decide(Scheduler& scheduler, const PodRequest& pod);
+  ContainerId StartTask(int32_t j, NodeId node);
+  void Kill(ContainerId id);
+  void UsageTick();
+  void SampleMetrics();
+  void RecomputeEnvelope();
+  bool EnvelopeAdmits(const Resources& r) const;
+  PodRequest ServicePod(int32_t s) const;
+  Metrics Summarize();
+
+  const Scenario& scenario_;
+  const Workload& workload_;
+  Policy& policy_;
+  SimOptions options_;
+  ClusterState state_;
+  std::unordered_map<std::string, NodeId> node_index_;
+  std::vector<ServiceRun> services_;
+  std::vector<JobRun> jobs_;
+  std::vector<TaskRun> tasks_;  // by ContainerId
+  std::vector<Usage> node_usage_;
+  std::vector<uint8_t> node_hot_;
+  std::priority_queue<TaskFinish, std::vector<TaskFinish>, std::greater<>> finishes_;
+  std::vector<ServiceEvent> service_events_;
+  std::vector<NodeEvent> node_events_;
+  size_t next_service_event_ = 0, next_node_event_ = 0, next_job_ = 0;
+  std::vector<int32_t> pending_services_;
+  std::map<int, std::vector<int32_t>, std::greater<>> job_queue_;  // priority → jobs, FIFO
+  bool dirty_ = true;
+  Resources envelope_;
+  std::vector<Resources> failed_shapes_;
+  std::vector<ContainerId> started_;  // reused by PlaceJob
+  int64_t now_ = 0;
+  int64_t end_ = 0;
+  ShapeMix mix_;
+
+  // Accumulators after warm-up.
+  std::array<double, kNumDims> allocation_sum_{}, utilization_sum_{};
+  double fragmentation_sum_ = 0;
+  int64_t allocation_samples_ = 0, utilization_samples_ = 0;
+  int64_t hot_node_ticks_ = 0, node_ticks_ = 0;
+  double container_seconds_ = 0;
+  double batch_core_seconds_ = 0;
+  std::vector<std::pair<double, double>> waits_;  // (wait, tasks)
+  int64_t tasks_within_tolerance_ = 0, tasks_judged_ = 0;
+  int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;
+  LatencyHistogram latency_;
+};
+
+Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options)
+    : scenario_(scenario),
+      workload_(scenario.workload),
+      policy_(policy),
+      options_(options),
+      state_(scenario.nodes),
+      services_(workload_.services.size()),
+      jobs_(workload_.jobs.size()),
+      node_usage_(scenario.nodes.size()),
+      node_hot_(scenario.nodes.size()),
+      end_(scenario.duration_s),
+      mix_(ShapeMix::FromWorkload(scenario.workload)) {
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
+  std::unordered_map<std::string, int32_t> service_index;
+  for (size_t s = 0; s < workload_.services.size(); ++s) {
+    const Service& svc = workload_.services[s];
+    service_index[svc.name] = static_cast<int32_t>(s);
+    if (svc.end_time > svc.start_time) {
+      service_events_.push_back({svc.start_time, static_cast<int32_t>(s), svc.replicas});
+      if (svc.end_time != kForever) service_events_.push_back({svc.end_time, static_cast<int32_t>(s), 0});
+    }
+  }
+  for (const ScaleEvent& e : workload_.scale_events) {
+    auto it = service_index.find(e.service);
+    if (it == service_index.end()) {
+      throw std::invalid_argument("scale event at " + std::to_string(e.time) +
+                                  " s names unknown service \"" + e.service + "\"");
+    }
+    const Service& svc = workload_.services[it->second];
+    if (e.time >= svc.start_time && e.time < svc.end_time) {
+      service_events_.push_back({e.time, it->second, e.replicas});
+    }
+  }
+  std::stable_sort(service_events_.begin(), service_events_.end(),
+                   [](const ServiceEvent& a, const ServiceEvent& b) { return a.time < b.time; });
+  node_events_ = workload_.node_events;
+  std::stable_sort(node_events_.begin(), node_events_.end(),
+                   [](const NodeEvent& a, const NodeEvent& b) { return a.time < b.time; });
+  for (const NodeEvent& e : node_events_) {
+    if (e.kind != NodeEvent::Kind::kAdd && !node_index_.count(e.node)) {
+      bool added_earlier = std::any_of(node_events_.begin(), node_events_.end(), [&](const NodeEvent& a) {
+        return a.kind == NodeEvent::Kind::kAdd && a.spec.name == e.node && a.time <= e.time;
+      });
+      if (!added_earlier) {
+        throw std::invalid_argument("node event at " + std::to_string(e.time) +
+                                    " s names unknown node \"" + e.node + "\"");
+      }
+    }
+  }
+}
+
+PodRequest Simulation::ServicePod(int32_t s) const {
+  const Service& svc = workload_.services[s];
+  return PodRequest{.requests = svc.requests,
+                    .priority = svc.priority,
+                    .kind = OwnerKind::kService,
+                    .owner = s,
+                    .max_per_node = svc.max_per_node};
+}
+
+NodeId Simulation::Decide(Scheduler& scheduler, const PodRequest& pod) {
+  SchedulingContext ctx{state_};
+  auto start = Clock::now();
+  NodeId node = scheduler.Schedule(ctx, pod);
+  latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  return node;
+}
+
+void Simulation::ApplyNodeEvent(const NodeEvent& e) {
+  if (e.kind == NodeEvent::Kind::kAdd) {
+    NodeId n = state_.AddNode(e.spec);
+    node_index_[e.spec.name] = n;
+    node_usage_.emplace_back();
+    node_hot_.push_back(0);
+    dirty_ = true;
+    return;
+  }
+  NodeId n = node_index_.at(e.node);
+  if (e.kind == NodeEvent::Kind::kRecover) {
+    state_.SetCondition(n, NodeCondition::kReady);
+    dirty_ = true;
+    return;
+  }
+  state_.SetCondition(n, NodeCondition::kNotReady);
+  std::vector<ContainerId> victims(state_.containers_on(n).begin(), state_.containers_on(n).end());
+  for (ContainerId id : victims) {
+    Kill(id);
+    ++failure_kills_;
+  }
+  node_usage_[n] = {};
+}
+
+void Simulation::SetDesired(int32_t s, int replicas) {
+  ServiceRun& run = services_[s];
+  run.desired = replicas;
+  while (static_cast<int>(run.running.size()) > replicas) {
+    ContainerId id = run.running.back();
+    Kill(id);  // scale-down of the newest replica: not an eviction
+  }
+  if (static_cast<int>(run.running.size()) < replicas && !run.pending_listed) {
+    run.pending_listed = true;
+    pending_services_.push_back(s);
+  }
+  dirty_ = true;
+}
+
+// Removes a container; a service replica becomes pending again, a task goes back to its queue
+// and loses its progress.
+void Simulation::Kill(ContainerId id) {
+  const Container c = state_.container(id);
+  state_.Remove(id);
+  dirty_ = true;
+  if (c.kind == OwnerKind::kService) {
+    ServiceRun& run = services_[c.owner];
+    run.running.erase(std::find(run.running.begin(), run.running.end(), id));
+    if (static_cast<int>(run.running.size()) < run.desired && !run.pending_listed) {
+      run.pending_listed = true;
+      pending_services_.push_back(c.owner);
+    }
+    return;
+  }
+  TaskRun& task = tasks_[id];
+  ++task.generation;
+  JobRun& job = jobs_[task.job];
+  --job.running;
+  if (now_ < job.expire_at) {
+    ++job.pending;
+    Enqueue(task.job);
+  } else {
+    ++job.failed;
+  }
+}
+
+void Simulation::CompleteTasks() {
+  while (!finishes_.empty() && finishes_.top().time <= now_) {
+    TaskFinish f = finishes_.top();
+    finishes_.pop();
+    if (!state_.alive(f.id) || tasks_[f.id].generation != f.generation) continue;
+    const int32_t j = tasks_[f.id].job;
+    const BatchJob& job = workload_.jobs[j];
+    state_.Remove(f.id);
+    ++tasks_[f.id].generation;
+    JobRun& run = jobs_[j];
+    --run.running;
+    ++run.finished;
+    if (run.finished == job.tasks) run.completed_at = now_;
+    if (now_ >= options_.warmup_s) {
+      batch_core_seconds_ += static_cast<double>(job.task_requests.cpu()) / 1000.0 *
+                             job.utilization * static_cast<double>(job.duration_s);
+    }
+    dirty_ = true;
+  }
+}
+
+void Simulation::SubmitJobs() {
+  while (next_job_ < workload_.jobs.size() && workload_.jobs[next_job_].submit_time <= now_) {
+    const int32_t j = static_cast<int32_t>(next_job_++);
+    const BatchJob& job = workload_.jobs[j];
+    JobRun& run = jobs_[j];
+    int64_t patience = std::max(
+        static_cast<int64_t>(options_.patience_factor * static_cast<double>(job.delay_tolerance_s)),
+        options_.min_patience_s);
+    run.expire_at = job.submit_time + job.delay_tolerance_s + patience;
+    run.pending = job.tasks;
+    Enqueue(j);
+  }
+}
+
+void Simulation::Enqueue(int32_t j) {
+  dirty_ = true;
+  if (jobs_[j].queued) return;
+  jobs_[j].queued = true;
+  job_queue_[workload_.jobs[j].priority].push_back(j);
+}
+
+void Simulation::RecomputeEnvelope() {
+  envelope_ = Resources{};
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    if (state_.ready(n)) envelope_ = Max(envelope_, state_.unrequested(n));
+  }
+}
+
+bool Simulation::EnvelopeAdmits(const Resources& r) const {
+  for (Dim d : kRequestDims) {
+    if (r[d] > envelope_[d]) return false;
+  }
+  for (const Resources& failed : failed_shapes_) {
+    bool dominates = true;
+    for (Dim d : kRequestDims) dominates = dominates && r[d] >= failed[d];
+    if (dominates) return false;
+  }
+  return true;
+}
+
+void Simulation::SchedulingCycle() {
+  if (!dirty_) return;
+  dirty_ = false;
+  PlaceServices();
+  PlaceBatch();
+}
+
+void Simulation::PlaceServices() {
+  std::vector<int32_t> pending;
+  pending.swap(pending_services_);
+  for (int32_t s : pending) {
+    ServiceRun& run = services_[s];
+    run.pending_listed = false;
+    PodRequest pod = ServicePod(s);
+    while (static_cast<int>(run.running.size()) < run.desired) {
+      NodeId node = Decide(policy_.services, pod);
+      if (node < 0) {
+        if (PreemptFor(s)) continue;
+        break;
+      }
+      Container c{.kind = OwnerKind::kService,
+                  .owner = s,
+                  .index = static_cast<int32_t>(run.running.size()),
+                  .node = node,
+                  .requests = pod.requests,
+                  .priority = pod.priority,
+                  .start_time = now_};
+      run.running.push_back(state_.Add(c));
+    }
+    if (static_cast<int>(run.running.size()) < run.desired) {
+      run.pending_listed = true;
+      pending_services_.push_back(s);
+    }
+  }
+}
+
+// kube-scheduler's DefaultPreemption, for a service replica that fits nowhere: on the node where
+// evicting lower-priority containers makes room with the least harm (lowest highest victim
+// priority, then fewest victims), evict them, lowest priority and newest first.
+bool Simulation::PreemptFor(int32_t s) {
+  const PodRequest pod = ServicePod(s);
+  NodeId best = -1;
+  std::pair<int, size_t> best_cost{0, 0};
+  std::vector<ContainerId> best_victims, victims, candidates;
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    if (!state_.ready(n)) continue;
+    candidates.clear();
+    for (ContainerId id : state_.containers_on(n)) {
+      if (state_.container(id).priority < pod.priority) candidates.push_back(id);
+    }
+    if (candidates.empty()) continue;
+    std::sort(candidates.begin(), candidates.end(), [&](ContainerId a, ContainerId b) {
+      const Container& ca = state_.container(a);
+      const Container& cb = state_.container(b);
+      return ca.priority != cb.priority ? ca.priority < cb.priority : ca.start_time > cb.start_time;
+    });
+    Resources requested = state_.requested(n);
+    const Resources& alloc = state_.node(n).allocatable;
+    auto fits = [&] {
+      for (Dim d : kRequestDims) {
+        if (pod.requests[d] > 0 && requested[d] + pod.requests[d] > alloc[d]) return false;
+      }
+      return true;
+    };
+    victims.clear();
+    for (ContainerId id : candidates) {
+      if (fits()) break;
+      requested -= state_.container(id).requests;
+      victims.push_back(id);
+    }
+    if (victims.empty() || !fits()) continue;
+    int top_priority = state_.container(victims.back()).priority;
+    for (ContainerId id : victims) top_priority = std::max(top_priority, state_.container(id).priority);
+    std::pair<int, size_t> cost{top_priority, victims.size()};
+    if (best < 0 || cost < best_cost) {
+      best = n;
+      best_cost = cost;
+      best_victims = victims;
+    }
+  }
+  if (best < 0) return false;
+  for (ContainerId id : best_victims) {
+    Kill(id);
+    ++evictions_;
+  }
+  return true;
+}
+
+void Simulation::PlaceBatch() {
+  RecomputeEnvelope();
+  failed_shapes_.clear();
+  for (auto& [priority, queue] : job_queue_) {
+    size_t keep = 0;
+    for (size_t i = 0; i < queue.size(); ++i) {
+      const int32_t j = queue[i];
+      JobRun& run = jobs_[j];
+      if (run.pending > 0 && now_ >= run.expire_at) {
+        run.failed += run.pending;
+        run.pending = 0;
+      }
+      if (run.pending > 0) PlaceJob(j);
+      if (run.pending > 0) {
+        queue[keep++] = j;
+      } else {
+        run.queued = false;
+      }
+    }
+    queue.resize(keep);
+  }
+}
+
+bool Simulation::PlaceJob(int32_t j) {
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
+  if (!EnvelopeAdmits(job.task_requests)) return false;
+  const PodRequest pod{.requests = job.task_requests,
+                       .priority = job.priority,
+                       .kind = OwnerKind::kTask,
+                       .owner = j};
+  const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
+  const int first_started_before = run.first_started;
+  started_.clear();
+  while (run.pending > 0) {
+    NodeId node = Decide(policy_.batch, pod);
+    if (node < 0) {
+      failed_shapes_.push_back(job.task_requests);
+      break;
+    }
+    started_.push_back(StartTask(j, node));
+  }
+  if (all_or_nothing && run.pending > 0) {
+    for (ContainerId id : started_) {
+      state_.Remove(id);
+      ++tasks_[id].generation;
+      --run.running;
+      ++run.pending;
+    }
+    run.first_started = first_started_before;
+    return false;
+  }
+  // Waits count once per task, on its first start (a restart after eviction is not a new wait).
+  const int first_starts = run.first_started - first_started_before;
+  if (first_starts > 0) {
+    const int64_t wait = now_ - job.submit_time;
+    if (wait > job.delay_tolerance_s) run.started_late = true;
+    if (job.submit_time >= options_.warmup_s) {
+      waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
+      tasks_judged_ += first_starts;
+      if (wait <= job.delay_tolerance_s) tasks_within_tolerance_ += first_starts;
+    }
+  }
+  return run.pending == 0;
+}
+
+ContainerId Simulation::StartTask(int32_t j, NodeId node) {
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
+  Container c{.kind = OwnerKind::kTask,
+              .owner = j,
+              .index = run.first_started,
+              .node = node,
+              .requests = job.task_requests,
+              .priority = job.priority,
+              .start_time = now_};
+  ContainerId id = state_.Add(c);
+  if (static_cast<size_t>(id) >= tasks_.size()) tasks_.resize(id + 1);
+  TaskRun& task = tasks_[id];
+  task.job = j;
+  task.remaining = static_cast<double>(job.duration_s);
+  task.rate = 1;
+  task.last_update = now_;
+  ++task.generation;
+  finishes_.push({now_ + job.duration_s, id, task.generation});
+  --run.pending;
+  ++run.running;
+  if (run.first_started < job.tasks) ++run.first_started;
+  return id;
+}
+
+void Simulation::UsageTick() {
+  const bool measuring = now_ >= options_.warmup_s;
+  std::array<double, kNumDims> usage_total{}, capacity_total{};
+  std::vector<ContainerId> oom_order;
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    const Node& node = state_.node(n);
+    for (int d = 0; d < kNumDims; ++d) capacity_total[d] += static_cast<double>(node.capacity.amount[d]);
+    if (!state_.ready(n)) {
+      node_hot_[n] = 0;
+      continue;
+    }
+    Usage service_usage{}, batch_usage{};
+    for (ContainerId id : state_.containers_on(n)) {
+      const Container& c = state_.container(id);
+      Usage u = c.kind == OwnerKind::kService
+                    ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
+                                          options_.seed)
+                    : TaskUsage(workload_.jobs[c.owner]);
+      Usage& sum = c.kind == OwnerKind::kService ? service_usage : batch_usage;
+      for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
+    }
+    const double cpu_capacity = static_cast<double>(node.capacity.cpu());
+    const double cpu_demand = service_usage[0] + batch_usage[0];
+    // Services keep their CPU share; batch gets what is left (its tasks slow down).
+    double batch_rate = 1;
+    if (cpu_demand > cpu_capacity && batch_usage[0] > 0) {
+      batch_rate = std::max(0.0, cpu_capacity - service_usage[0]) / batch_usage[0];
+    }
+    Usage actual{};
+    for (int d = 0; d < kNumDims; ++d) actual[d] = service_usage[d] + batch_usage[d];
+    actual[0] = static_cast<float>(std::min(cpu_demand, cpu_capacity));
+    const double memory_capacity = static_cast<double>(node.capacity.memory());
+    const bool memory_over = actual[1] > memory_capacity * options_.memory_hot_threshold;
+    const bool hot = cpu_demand > cpu_capacity * options_.cpu_hot_threshold || memory_over;
+    node_hot_[n] = hot;
+    for (ContainerId id : state_.containers_on(n)) {
+      const Container& c = state_.container(id);
+      if (c.kind != OwnerKind::kTask) continue;
+      TaskRun& task = tasks_[id];
+      if (task.rate == batch_rate) continue;
+      task.remaining -= static_cast<double>(now_ - task.last_update) * task.rate;
+      task.last_update = now_;
+      task.rate = batch_rate;
+      ++task.generation;
+      if (batch_rate > 0) {
+        int64_t left = static_cast<int64_t>(std::ceil(std::max(0.0, task.remaining) / batch_rate));
+        finishes_.push({now_ + std::max<int64_t>(left, 1), id, task.generation});
+      }
+    }
+    if (actual[1] > memory_capacity) {
+      // The kernel's OOM killer, as the kubelet arranges it: lowest priority first, then the
+      // container that started last.
+      oom_order.assign(state_.containers_on(n).begin(), state_.containers_on(n).end());
+      std::sort(oom_order.begin(), oom_order.end(), [&](ContainerId a, ContainerId b) {
+        const Container& ca = state_.container(a);
+        const Container& cb = state_.container(b);
+        return ca.priority != cb.priority ? ca.priority < cb.priority
+                                          : ca.start_time > cb.start_time;
+      });
+      double memory = actual[1];
+      for (ContainerId id : oom_order) {
+        if (memory <= memory_capacity) break;
+        const Container& c = state_.container(id);
+        memory -= c.kind == OwnerKind::kService
+                      ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
+                                            options_.seed)[1]
+                      : TaskUsage(workload_.jobs[c.owner])[1];
+        Kill(id);
+        ++oom_kills_;
+      }
+      actual[1] = static_cast<float>(std::min(memory, memory_capacity));
+    }
+    node_usage_[n] = actual;
+    for (int d = 0; d < kNumDims; ++d) usage_total[d] += actual[d];
+    if (measuring) {
+      ++node_ticks_;
+      hot_node_ticks_ += hot;
+      container_seconds_ +=
+          static_cast<double>(state_.containers_on(n).size()) * static_cast<double>(options_.tick_s);
+    }
+  }
+  if (!measuring) return;
+  for (int d = 0; d < kNumDims; ++d) {
+    if (capacity_total[d] > 0) utilization_sum_[d] += usage_total[d] / capacity_total[d];
+  }
+  ++utilization_samples_;
+  const double tick = static_cast<double>(options_.tick_s);
+  for (size_t s = 0; s < services_.size(); ++s) {
+    ServiceRun& run = services_[s];
+    if (run.desired == 0) continue;
+    int hot_running = 0;
+    for (ContainerId id : run.running) hot_running += node_hot_[state_.container(id).node];
+    const int running = static_cast<int>(run.running.size());
+    int harmed = (run.desired - running) + hot_running;
+    if (running < workload_.services[s].sla.min_available) harmed = run.desired;
+    run.desired_time += run.desired * tick;
+    run.harmed_time += std::min(harmed, run.desired) * tick;
+  }
+}
+
+void Simulation::SampleMetrics() {
+  std::array<double, kNumDims> requested{}, capacity{};
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    for (int d = 0; d < kNumDims; ++d) {
+      capacity[d] += static_cast<double>(state_.node(n).capacity.amount[d]);
+      requested[d] += static_cast<double>(state_.requested(n).amount[d]);
+    }
+  }
+  for (int d = 0; d < kNumDims; ++d) {
+    if (capacity[d] > 0) allocation_sum_[d] += requested[d] / capacity[d];
+  }
+  fragmentation_sum_ += FragmentationRate(state_, mix_);
+  ++allocation_samples_;
+}
+
+Metrics Simulation::Run() {
+  auto wall_start = Clock::now();
+  for (now_ = 0; now_ < end_; ++now_) {
+    while (next_node_event_ < node_events_.size() && node_events_[next_node_event_].time <= now_) {
+      ApplyNodeEvent(node_events_[next_node_event_++]);
+    }
+    while (next_service_event_ < service_events_.size() &&
+           service_events_[next_service_event_].time <= now_) {
+      const ServiceEvent& e = service_events_[next_service_event_++];
+      SetDesired(e.service, e.replicas);
+    }
+    CompleteTasks();
+    SubmitJobs();
+    if (now_ % options_.cycle_s == 0) SchedulingCycle();
+    if (now_ % options_.tick_s == 0) UsageTick();
+    if (now_ >= options_.warmup_s && now_ % options_.metrics_interval_s == 0) SampleMetrics();
+    if (options_.progress && now_ % 3600 == 0) options_.progress(now_, end_);
+  }
+  Metrics m = Summarize();
+  m.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  return m;
+}
+
+Metrics Simulation::Summarize() {
+  Metrics m;
+  for (int d = 0; d < kNumDims; ++d) {
+    if (allocation_samples_ > 0) m.allocation_rate[d] = allocation_sum_[d] / allocation_samples_;
+    if (utilization_samples_ > 0) m.utilization[d] = utilization_sum_[d] / utilization_samples_;
+  }
+  if (allocation_samples_ > 0) m.fragmentation_rate = fragmentation_sum_ / allocation_samples_;
+  if (node_ticks_ > 0) m.hot_node_time = static_cast<double>(hot_node_ticks_) / node_ticks_;
+  m.measured_days = static_cast<double>(std::max<int64_t>(end_ - options_.warmup_s, 0)) /
+                    kSecondsPerDay;
+
+  int services_honoured = 0, jobs_honoured = 0;
+  for (size_t s = 0; s < services_.size(); ++s) {
+    const ServiceRun& run = services_[s];
+    if (run.desired_time == 0) continue;
+    ++m.services_counted;
+    double availability = 1.0 - run.harmed_time / run.desired_time;
+    if (availability + 1e-12 >= workload_.services[s].sla.availability) ++services_honoured;
+  }
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    const BatchJob& job = workload_.jobs[j];
+    JobRun& run = jobs_[j];
+    if (run.pending > 0 && end_ >= run.expire_at) {
+      run.failed += run.pending;
+      run.pending = 0;
+    }
+    m.tasks_submitted += j < next_job_ ? job.tasks : 0;
+    m.tasks_finished += run.finished;
+    m.tasks_running += run.running;
+    m.tasks_queued += run.pending;
+    m.tasks_failed += run.failed;
+    if (run.pending == 0 && job.submit_time >= options_.warmup_s) {
+      tasks_judged_ += job.tasks - run.first_started;  // never started: not within tolerance
+    }
+    const bool due = job.submit_time >= options_.warmup_s &&
+                     job.submit_time + job.delay_tolerance_s + job.duration_s <= end_;
+    if (!due) continue;
+    ++m.jobs_counted;
+    if (!run.started_late && run.failed == 0 && run.completed_at >= 0) ++jobs_honoured;
+  }
+  if (m.services_counted > 0) m.sla_services = static_cast<double>(services_honoured) / m.services_counted;
+  if (m.jobs_counted > 0) m.sla_jobs = static_cast<double>(jobs_honoured) / m.jobs_counted;
+  const int all = m.services_counted + m.jobs_counted;
+  if (all > 0) m.sla_all = static_cast<double>(services_honoured + jobs_honoured) / all;
+
+  if (m.measured_days > 0) m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
+  m.wait_p50_s = Percentile(waits_, 0.5);
+  m.wait_p99_s = Percentile(waits_, 0.99);
+  if (tasks_judged_ > 0) {
+    m.started_within_tolerance = static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
+  }
+  m.evictions = evictions_;
+  m.migrations = migrations_;
+  m.oom_kills = oom_kills_;
+  m.failure_kills = failure_kills_;
+  const double container_days = container_seconds_ / kSecondsPerDay;
+  if (container_days > 0) {
+    m.evictions_per_1000_container_days = evictions_ * 1000.0 / container_days;
+    m.migrations_per_1000_container_days = migrations_ * 1000.0 / container_days;
+  }
+  m.latency_p50_us = latency_.Percentile(0.5);
+  m.latency_p99_us = latency_.Percentile(0.99);
+  m.decisions = latency_.count();
+  return m;
+}
+
+}  // namespace
+
+Metrics Simulate(const Scenario& scenario, Policy& policy, const SimOptions& options) {
+  if (options.tick_s <= 0 || options.cycle_s <= 0 || options.metrics_interval_s <= 0) {
+    throw std::invalid_argument("simulation periods (tick, cycle, metrics interval) must be positive");
+  }
+  Simulation sim(scenario, policy, options);
+  return sim.Run();
+}
+
+}  // namespace archimedes
