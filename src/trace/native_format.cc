@@ -727,6 +727,10 @@ json ReadJsonFile(const std::string& path) {
     if (start != std::string::npos) detail = detail.substr(start + 2);
     throw TraceError(path, line,
                      "malformed JSON at column " + std::to_string(column) + ": " + detail);
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double; nlohmann does not say where it is.
+    std::string detail = e.what();
+    throw TraceError(path, 0, "malformed JSON: " + detail.substr(detail.find(']') + 2));
   }
 }
 

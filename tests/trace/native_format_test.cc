@@ -367,6 +367,12 @@ TEST(NativeFormatTest, NativeMalformedJsonReportsFileLineAndColumn) {
   }
 }
 
+TEST(NativeFormatTest, NativeNumberTooLargeForJsonIsMalformed) {
+  std::string path = TempFile("overflow.json", R"({"duration": 1e400})");
+  EXPECT_THAT(ErrorOf([&] { ReadScenarioFile(path); }),
+              HasSubstr(path + ": malformed JSON: number overflow parsing '1e400'"));
+}
+
 TEST(NativeFormatTest, NativeMissingFileIsNamed) {
   EXPECT_THAT(ErrorOf([] { ReadScenarioFile("/nonexistent/scenario.json"); }),
               HasSubstr("/nonexistent/scenario.json: cannot open"));
