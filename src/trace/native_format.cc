@@ -73,6 +73,55 @@ struct DurationUnit {
 };
 constexpr DurationUnit kDurationUnits[] = {{'d', 86'400}, {'h', 3'600}, {'m', 60}, {'s', 1}};
 
+std::string_view CanonicalUnit(Dim d) {
+  switch (d) {
+    case Dim::kCpu:
+      return "millicores";
+    case Dim::kMemory:
+      return "bytes";
+    case Dim::kDisk:
+    case Dim::kNetwork:
+      return "bytes per second";
+    case Dim::kGpu:
+      return "thousandths of a GPU";
+  }
+  return "";
+}
+
+// `path` is the JSON path of the value, empty outside a document.
+int64_t ParseDurationAt(std::string_view text, const std::string& source, const std::string& path) {
+  auto fail = [&](const std::string& why) -> int64_t {
+    throw TraceError(source, 0,
+                     (path.empty() ? "" : path + ": ") + "duration " + Quoted(text) + ": " + why);
+  };
+  std::string_view rest = text;
+  bool negative = !rest.empty() && rest[0] == '-';
+  if (negative) rest.remove_prefix(1);
+  if (rest.empty()) return fail("empty");
+  __int128 total = 0;
+  while (!rest.empty()) {
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0) return fail("expected a number before each unit");
+    if (digits > 18) return fail("number too large");
+    int64_t amount = 0;
+    std::from_chars(rest.data(), rest.data() + digits, amount);
+    if (digits == rest.size()) return fail("missing unit after " + std::string(rest));
+    char suffix = rest[digits];
+    const DurationUnit* unit = nullptr;
+    for (const DurationUnit& u : kDurationUnits) {
+      if (u.suffix == suffix) unit = &u;
+    }
+    if (unit == nullptr) {
+      return fail("unknown unit '" + std::string(1, suffix) + "' (use s, m, h or d)");
+    }
+    total += static_cast<__int128>(amount) * unit->seconds;
+    if (total > static_cast<__int128>(kInt64Max) + (negative ? 1 : 0)) return fail("too long");
+    rest.remove_prefix(digits + 1);
+  }
+  return static_cast<int64_t>(negative ? -total : total);
+}
+
 // A JSON value and where it sits in its document, so that every complaint about it names the file
 // and the JSON path.
 class Value {
@@ -161,7 +210,7 @@ class Value {
   int64_t Duration(int64_t min = kInt64Min) const {
     int64_t v = 0;
     if (json_->is_string()) {
-      v = ParseDuration(json_->get<std::string>(), *source_, path_);
+      v = ParseDurationAt(json_->get<std::string>(), *source_, path_);
     } else if (json_->is_number()) {
       v = Integer();
     } else {
@@ -213,55 +262,6 @@ class Value {
     return static_cast<float>(v);
   }
 
-  static std::string_view CanonicalUnit(Dim d) {
-    switch (d) {
-      case Dim::kCpu:
-        return "millicores";
-      case Dim::kMemory:
-        return "bytes";
-      case Dim::kDisk:
-      case Dim::kNetwork:
-        return "bytes per second";
-      case Dim::kGpu:
-        return "thousandths of a GPU";
-    }
-    return "";
-  }
-
-  static int64_t ParseDuration(std::string_view text, const std::string& source,
-                               const std::string& path) {
-    auto fail = [&](const std::string& why) -> int64_t {
-      throw TraceError(source, 0,
-                       (path.empty() ? "" : path + ": ") + "duration " + Quoted(text) + ": " + why);
-    };
-    std::string_view rest = text;
-    bool negative = !rest.empty() && rest[0] == '-';
-    if (negative) rest.remove_prefix(1);
-    if (rest.empty()) return fail("empty");
-    __int128 total = 0;
-    while (!rest.empty()) {
-      size_t digits = 0;
-      while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
-      if (digits == 0) return fail("expected a number before each unit");
-      if (digits > 18) return fail("number too large");
-      int64_t amount = 0;
-      std::from_chars(rest.data(), rest.data() + digits, amount);
-      if (digits == rest.size()) return fail("missing unit after " + std::string(rest));
-      char suffix = rest[digits];
-      const DurationUnit* unit = nullptr;
-      for (const DurationUnit& u : kDurationUnits) {
-        if (u.suffix == suffix) unit = &u;
-      }
-      if (unit == nullptr) {
-        return fail("unknown unit '" + std::string(1, suffix) + "' (use s, m, h or d)");
-      }
-      total += static_cast<__int128>(amount) * unit->seconds;
-      if (total > static_cast<__int128>(kInt64Max) + (negative ? 1 : 0)) return fail("too long");
-      rest.remove_prefix(digits + 1);
-    }
-    return static_cast<int64_t>(negative ? -total : total);
-  }
-
  private:
   static std::string ShortNumber(double v) {
     std::ostringstream out;
@@ -285,8 +285,6 @@ class Object {
   explicit Object(const Value& value) : value_(value) {
     if (!value.raw().is_object()) value.Fail("expected an object, got " + value.Describe());
   }
-
-  const Value& value() const { return value_; }
 
   std::optional<Value> Find(const std::string& key) {
     known_.insert(key);
@@ -1033,7 +1031,7 @@ std::string FormatDuration(int64_t seconds) {
 }
 
 int64_t ParseDuration(std::string_view text, const std::string& source_name) {
-  return Value::ParseDuration(text, source_name, "");
+  return ParseDurationAt(text, source_name, "");
 }
 
 }  // namespace archimedes
