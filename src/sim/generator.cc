@@ -255,14 +255,15 @@ void AddBatchTypeParams(std::vector<Param>& out, std::string name,
                          f(&BatchTypeParams::functions), 1, 1'000'000));
   out.push_back(IntParam(k + "priority", "", "priority of " + name + " jobs (below every tier)",
                          f(&BatchTypeParams::priority), 0, 1'000'000'000));
-  out.push_back(DoubleParam(k + "tasks_median", "tasks", "median task count of a " + name + " job",
+  out.push_back(DoubleParam(k + "tasks_median", "tasks",
+                            "median task count of one " + name + " job",
                             f(&BatchTypeParams::tasks_median), 1, 1e7));
   out.push_back(DoubleParam(k + "tasks_sigma", "", "lognormal sigma of the task count",
                             f(&BatchTypeParams::tasks_sigma), 0, 10));
-  out.push_back(IntParam(k + "tasks_max", "tasks", "largest task count of a " + name + " job",
+  out.push_back(IntParam(k + "tasks_max", "tasks", "largest task count of one " + name + " job",
                          f(&BatchTypeParams::tasks_max), 1, 10'000'000));
   out.push_back(DoubleParam(k + "duration_median", "s",
-                            "median task duration of a " + name + " function",
+                            "median task duration of one " + name + " function",
                             f(&BatchTypeParams::duration_median_s), 1, 1e7));
   out.push_back(DoubleParam(k + "duration_sigma", "",
                             "lognormal sigma of the duration medians across functions",
