@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "trace/csv_reader.h"
 
@@ -32,8 +33,8 @@ std::vector<Node> ReadAlibaba2018Machines(const std::string& machine_meta_path) 
     std::string id(csv.field(0));
     if (id.empty()) csv.Fail("column machine_id is empty");
     int64_t time = csv.Int(1, "time_stamp");
-    int64_t fd1 = csv.Int(2, "failure_domain_1");
-    int64_t fd2 = csv.Int(3, "failure_domain_2");
+    std::optional<int64_t> fd1 = csv.OptionalInt(2, "failure_domain_1");
+    std::optional<int64_t> fd2 = csv.OptionalInt(3, "failure_domain_2");
     int64_t cpus = csv.Int(4, "cpu_num");
     double memory = csv.Double(5, "mem_size");
     std::string status(csv.field(6));
@@ -57,12 +58,17 @@ std::vector<Node> ReadAlibaba2018Machines(const std::string& machine_meta_path) 
         cpus * 1000,
         std::llround(memory / 100 * static_cast<double>(kAlibaba2018MachineMemoryBytes)));
     node.allocatable = node.capacity;
-    node.pod = "fd1-" + std::to_string(fd1);
-    node.zone = "fd2-" + std::to_string(fd2);
+    // A few status rows leave a failure domain empty; the machine keeps the one it had.
+    if (fd1) node.pod = "fd1-" + std::to_string(*fd1);
+    if (fd2) node.zone = "fd2-" + std::to_string(*fd2);
     node.labels["status"] = status;
     node.condition = status == "USING" ? NodeCondition::kReady : NodeCondition::kNotReady;
   }
   if (nodes.empty()) throw TraceError(machine_meta_path, 0, "no machines");
+  for (Node& node : nodes) {
+    if (node.pod.empty()) node.pod = "fd1-unknown";
+    if (node.zone.empty()) node.zone = "fd2-unknown";
+  }
   return nodes;
 }
 
