@@ -114,29 +114,14 @@ std::string FormatDouble(double v) {
 
 // Seconds as "90", "90s", "15m", "2h" or "1d".
 int64_t ParseSeconds(std::string_view key, std::string_view text) {
-  int64_t multiplier = 1;
-  std::string_view digits = text;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 's':
-        multiplier = 1;
-        break;
-      case 'm':
-        multiplier = 60;
-        break;
-      case 'h':
-        multiplier = 3600;
-        break;
-      case 'd':
-        multiplier = kSecondsPerDay;
-        break;
-      default:
-        multiplier = 0;
+  constexpr std::pair<char, int64_t> kSuffixes[] = {
+      {'s', 1}, {'m', 60}, {'h', 3600}, {'d', kSecondsPerDay}};
+  for (const auto& [suffix, multiplier] : kSuffixes) {
+    if (text.ends_with(suffix)) {
+      return ParseNumber<int64_t>(key, text.substr(0, text.size() - 1)) * multiplier;
     }
-    if (multiplier != 0) digits.remove_suffix(1);
-    if (multiplier == 0) multiplier = 1;
   }
-  return ParseNumber<int64_t>(key, digits) * multiplier;
+  return ParseNumber<int64_t>(key, text);
 }
 
 struct Param {
