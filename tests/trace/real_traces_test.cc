@@ -13,6 +13,7 @@
 #include "trace/alibaba_2018.h"
 #include "trace/alibaba_dlrm_2025.h"
 #include "trace/alibaba_gpu_2023.h"
+#include "trace/datacenter_aggregates.h"
 #include "trace/google_2019.h"
 #include "trace/trace_error.h"
 #include "trace/trace_loader.h"
@@ -298,6 +299,37 @@ TEST(TraceLoaderTest, LoadsThe2017FolderAndTheDlrmTrace) {
   EXPECT_EQ(dlrm.workload.services.size(), 312u);
   EXPECT_FALSE(dlrm.workload.scale_events.empty());
   EXPECT_GT(dlrm.duration_s, 30 * kSecondsPerDay);
+}
+
+TEST(DatacenterAggregatesTest, ReadsThreeProvidersCurves) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/datacenter-aggregates/azure_v2");
+  UsageSeries alibaba = ReadAlibaba2018Aggregate(Trace("datacenter-aggregates/alibaba2018"));
+  EXPECT_EQ(alibaba.times.size(), 288u + 226u + 4u * 288u);  // day 1's 289th bucket dropped
+  EXPECT_EQ(alibaba.times[288], kSecondsPerDay);
+  EXPECT_NEAR(alibaba.values[kCpu][0], 0.16127, 1e-5);
+  for (float c : alibaba.values[kCpu]) ASSERT_TRUE(c >= 0.16f && c <= 0.77f);
+  UsageSeries google = ReadGoogle2019Aggregate(Trace("datacenter-aggregates/google2019"));
+  EXPECT_EQ(google.times.size(), 3u * 2016u);
+  EXPECT_EQ(google.times[2016], 7 * kSecondsPerDay);
+  for (float c : google.values[kCpu]) ASSERT_TRUE(c >= 0.32f && c <= 0.583f);
+  UsageSeries azure = ReadAzure2019Aggregate(Trace("datacenter-aggregates/azure_v2"));
+  EXPECT_EQ(azure.times.size(), 3u * 2016u);
+  EXPECT_EQ(azure.times.back(), 1'814'100);
+  EXPECT_NEAR(azure.limit[kCpu], 7.57e6, 0.01e6);
+}
+
+TEST(TraceLoaderTest, LoadsTheRealScenarioAndThe2018Fleet) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-v2018/machine_meta.csv");
+  LoadOptions options;
+  options.nodes = 150;
+  options.days = 1;
+  Scenario real = LoadTrace(testing::SharedPath("traces"), options);
+  EXPECT_EQ(real.nodes.size(), 150u);
+  EXPECT_FALSE(real.workload.services.empty());
+  EXPECT_FALSE(real.workload.jobs.empty());
+  Scenario fleet = LoadTrace(Trace("alibaba-v2018"));
+  EXPECT_EQ(fleet.nodes.size(), 4034u);
+  EXPECT_TRUE(fleet.workload.services.empty());
 }
 
 TEST(TraceLoaderTest, RejectsUnrecognisedPaths) {
