@@ -222,6 +222,9 @@ void SaveProfiles(const ProfileSet& profiles, const std::string& path) {
                   {"burstiness", DimsJson(f.burstiness)},
                   {"amplitude", DimsJson(f.amplitude)},
                   {"peak_hour", DimsJson(f.peak_hour)},
+                  {"amplitude2", DimsJson(f.amplitude2)},
+                  {"peak_hour2", DimsJson(f.peak_hour2)},
+                  {"duty", DimsJson(f.duty)},
                   {"balance", DimsJson(f.balance)}}},
                 {"mean", CurvesJson(a.mean)},
                 {"high", CurvesJson(a.high)}};
@@ -343,6 +346,9 @@ ProfileSet LoadProfiles(const std::string& path) {
     r.Dims(f, "burstiness", fw, a.features.burstiness);
     r.Dims(f, "amplitude", fw, a.features.amplitude);
     r.Dims(f, "peak_hour", fw, a.features.peak_hour);
+    r.Dims(f, "amplitude2", fw, a.features.amplitude2);
+    r.Dims(f, "peak_hour2", fw, a.features.peak_hour2);
+    r.Dims(f, "duty", fw, a.features.duty);
     r.Dims(f, "balance", fw, a.features.balance);
     r.Curves(j, "mean", where, set.bins, a.mean);
     r.Curves(j, "high", where, set.bins, a.high);

@@ -35,6 +35,13 @@ struct AppFeatures {
   // (0–24, trace time modulo one day) at which it peaks.
   std::array<float, kProfileDims> amplitude{};
   std::array<float, kProfileDims> peak_hour{};
+  // Second daily harmonic (two peaks a day): amplitude relative to level, and the hour (0–12) of
+  // its first peak.
+  std::array<float, kProfileDims> amplitude2{};
+  std::array<float, kProfileDims> peak_hour2{};
+  // Share of the day the mean curve spends above halfway between its trough and its peak: small
+  // for short spikes, about half for a smooth cycle.
+  std::array<float, kProfileDims> duty{};
   // log(level_d ÷ fleet median level_d), centred over the dimensions: >0 means the application
   // uses relatively more of d than the fleet's typical application does.
   std::array<float, kProfileDims> balance{};

@@ -437,21 +437,26 @@ ProfileSet Profiler::Finish() const {
   std::vector<std::array<std::vector<double>, kProfileDims>> mean_sum(clustering.k),
       high_sum(clustering.k);
   std::vector<std::array<int, kProfileDims>> shape_count(clustering.k);
-  std::vector<std::array<double, kProfileDims>> balance_sum(clustering.k);
+  // Scalar features average well over members; cycle amplitude and hour come from the class's
+  // shape instead, since members with unrelated peak hours should not add up to a cycle.
+  std::vector<AppFeatures> feature_sum(clustering.k);
   for (int c = 0; c < clustering.k; ++c) {
     for (int d = 0; d < kProfileDims; ++d) {
       mean_sum[c][d].assign(options_.bins, 0.0);
       high_sum[c][d].assign(options_.bins, 0.0);
     }
     shape_count[c] = {};
-    balance_sum[c] = {};
   }
   for (size_t i = 0; i < set.apps.size(); ++i) {
     AppProfile& p = set.apps[i];
     int c = id_of[clustering.labels[i]];
     p.class_id = c;
     for (int d = 0; d < kProfileDims; ++d) {
-      balance_sum[c][d] += p.features.balance[d];
+      AppFeatures& sum = feature_sum[c];
+      sum.balance[d] += p.features.balance[d];
+      sum.burstiness[d] += p.features.burstiness[d];
+      sum.duty[d] += p.features.duty[d];
+      sum.peak_to_mean[d] += p.features.peak_to_mean[d];
       float level = p.features.level[d];
       if (level <= 0.0f) continue;
       levels[static_cast<size_t>(c) * kProfileDims + d].push_back(level);
@@ -482,8 +487,12 @@ ProfileSet Profiler::Finish() const {
       pc.high_shape[d] = DailyCurve(std::move(h));
     }
     AppFeatures shape = ComputeFeatures(pc.mean_shape, pc.high_shape);
+    const float n = static_cast<float>(std::max(1, pc.members));
     for (int d = 0; d < kProfileDims; ++d) {
-      shape.balance[d] = static_cast<float>(balance_sum[c][d] / std::max(1, pc.members));
+      shape.balance[d] = feature_sum[c].balance[d] / n;
+      shape.burstiness[d] = feature_sum[c].burstiness[d] / n;
+      shape.duty[d] = feature_sum[c].duty[d] / n;
+      shape.peak_to_mean[d] = feature_sum[c].peak_to_mean[d] / n;
     }
     pc.description = DescribeFeatures(shape);
   }

@@ -1,0 +1,165 @@
+#include "profile/profiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "profile/clustering.h"
+#include "profile/synthetic_history.h"
+#include "sim/generator.h"
+#include "sim/usage_model.h"
+
+namespace archimedes {
+namespace {
+
+using testing::GenerateSyntheticHistory;
+using testing::SyntheticHistory;
+using testing::SyntheticParams;
+
+ProfileSet ProfileSynthetic(const SyntheticParams& params, SyntheticHistory* history = nullptr,
+                            ProfileOptions options = {}) {
+  Profiler profiler(options);
+  SyntheticHistory h = GenerateSyntheticHistory(
+      params, [&](int64_t t, const std::string& app, const std::string& container,
+                  const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+  if (history) *history = std::move(h);
+  return profiler.Finish();
+}
+
+double FamilyAri(const ProfileSet& set, std::string_view (*family)(std::string_view)) {
+  std::map<std::string, int> family_ids;
+  std::vector<int> truth, found;
+  for (const AppProfile& p : set.apps) {
+    auto [it, inserted] = family_ids.try_emplace(std::string(family(p.app)), family_ids.size());
+    truth.push_back(it->second);
+    found.push_back(p.class_id);
+  }
+  return AdjustedRandIndex(truth, found);
+}
+
+std::string_view PrefixFamily(std::string_view name) { return name.substr(0, name.find('-')); }
+
+void PrintClasses(const ProfileSet& set) {
+  for (const ProfileClass& c : set.classes) {
+    std::map<std::string, int> families;
+    for (const AppProfile& p : set.apps) {
+      if (p.class_id == c.id) ++families[std::string(PrefixFamily(p.app))];
+    }
+    std::string mix;
+    for (const auto& [f, n] : families) mix += " " + f + ":" + std::to_string(n);
+    std::printf("  class %d (%d apps) %s |%s\n", c.id, c.members, c.description.c_str(), mix.c_str());
+  }
+}
+
+TEST(ProfilerTest, ClassesRecoverSyntheticFamilies) {
+  SyntheticParams params;
+  params.apps = 150;
+  ProfileSet set = ProfileSynthetic(params);
+  double ari = FamilyAri(set, &PrefixFamily);
+  std::printf("synthetic families: %zu classes, ARI %.3f; %s\n", set.classes.size(), ari,
+              set.class_criterion.c_str());
+  PrintClasses(set);
+  EXPECT_EQ(set.classes.size(), 5u);
+  EXPECT_GE(ari, 0.9);
+}
+
+TEST(ProfilerTest, ClassesRecoverGeneratorFamilies) {
+  GeneratorParams params;
+  params.nodes = 150;
+  params.seed = 3;
+  Scenario scenario = GenerateScenario(params);
+  Profiler profiler;
+  std::vector<std::vector<int>> ids(scenario.workload.services.size());
+  for (size_t s = 0; s < scenario.workload.services.size(); ++s) {
+    const Service& service = scenario.workload.services[s];
+    for (int r = 0; r < std::min(service.replicas, 6); ++r) {
+      ids[s].push_back(profiler.ContainerIndex(service.app, service.name + "-" + std::to_string(r)));
+    }
+  }
+  for (int64_t t = 0; t < 7 * kSecondsPerDay; t += 300) {
+    for (size_t s = 0; s < ids.size(); ++s) {
+      for (size_t r = 0; r < ids[s].size(); ++r) {
+        profiler.Add(ids[s][r], t,
+                     ServiceReplicaUsage(scenario.workload.services[s], static_cast<int32_t>(s),
+                                         static_cast<int32_t>(r), t, 11));
+      }
+    }
+  }
+  ProfileSet set = profiler.Finish();
+  double ari = FamilyAri(set, &ServiceFamilyOf);
+  std::printf("generator families (%zu services): %zu classes, ARI %.3f; %s\n", set.apps.size(),
+              set.classes.size(), ari, set.class_criterion.c_str());
+  PrintClasses(set);
+  EXPECT_GE(ari, 0.9);
+}
+
+TEST(ProfilerTest, CurvesFollowTheShapeAndIgnoreAnOutlierDay) {
+  Profiler profiler;
+  // One replica, flat 1000m except a daily peak of 3000m at 12:00-13:00; day 3 doubles everything.
+  for (int64_t t = 0; t < 7 * kSecondsPerDay; t += 300) {
+    if (t % 7 == 0) continue;  // irregular gaps
+    double hour = static_cast<double>(t % kSecondsPerDay) / 3600;
+    float cpu = hour >= 12 && hour < 13 ? 3000.0f : 1000.0f;
+    if (t / kSecondsPerDay == 3) cpu *= 2;
+    profiler.Add(t, "web", "web-0", {cpu, 1e9f, 0, 0, 0});
+  }
+  ProfileSet set = profiler.Finish();
+  const AppProfile* web = set.Find("web");
+  ASSERT_NE(web, nullptr);
+  const DailyCurve& mean = web->mean[0];
+  EXPECT_NEAR(mean[0], 1000.0f, 1.0f);
+  EXPECT_NEAR(mean[12 * 12 + 6], 3000.0f, 1.0f);
+  EXPECT_NEAR(web->high[0][0], 1000.0f, 1.0f);  // the doubled day is left out
+  EXPECT_EQ(set.Find("nope"), nullptr);
+}
+
+TEST(ProfilerTest, MissingBinsAreInterpolated) {
+  Profiler profiler;
+  for (int day = 0; day < 3; ++day) {
+    profiler.Add(day * kSecondsPerDay + 0, "a", "a-0", {100, 1, 1, 1, 0});
+    profiler.Add(day * kSecondsPerDay + 12 * 3600, "a", "a-0", {300, 1, 1, 1, 0});
+  }
+  ProfileSet set = profiler.Finish();
+  const DailyCurve& cpu = set.Find("a")->mean[0];
+  EXPECT_NEAR(cpu[72], 200.0f, 1.0f);   // 06:00, halfway between
+  EXPECT_NEAR(cpu[216], 200.0f, 1.0f);  // 18:00, across midnight
+}
+
+TEST(ProfilerTest, RejectsBadOptions) {
+  ProfileOptions bins;
+  bins.bins = 7;
+  EXPECT_THROW(Profiler{bins}, std::invalid_argument);
+  ProfileOptions quantile;
+  quantile.high_quantile = 1.5;
+  EXPECT_THROW(Profiler{quantile}, std::invalid_argument);
+}
+
+TEST(ProfilerTest, ComplementaryClassesGetAffinity) {
+  SyntheticParams params;
+  params.apps = 100;
+  ProfileSet set = ProfileSynthetic(params);
+  int day = -1, night = -1;
+  for (const ProfileClass& c : set.classes) {
+    if (c.description.find("daytime") != std::string::npos && day < 0) day = c.id;
+    if (c.description.find("night") != std::string::npos && night < 0) night = c.id;
+  }
+  ASSERT_GE(day, 0);
+  ASSERT_GE(night, 0);
+  bool affinity = false, same_class_stacks = false;
+  for (const PlacementHint& h : set.hints) {
+    if (h.kind == HintKind::kAffinity && std::min(h.a, h.b) == std::min(day, night) &&
+        std::max(h.a, h.b) == std::max(day, night)) {
+      affinity = true;
+    }
+    if (h.kind == HintKind::kAntiAffinity && h.a == day && h.b == day) same_class_stacks = true;
+  }
+  EXPECT_TRUE(affinity);
+  EXPECT_TRUE(same_class_stacks);
+  for (const ClassPair& p : set.complementarity) {
+    if (p.a == p.b) EXPECT_NEAR(p.score, 0.0f, 1e-4);
+  }
+}
+
+}  // namespace
+}  // namespace archimedes
