@@ -119,7 +119,6 @@ void MagiMember::Probe() {
       probes.push_back(std::async(std::launch::async, ProbeNode, n, config_.probe_timeout));
     }
   }
-  nodes_reachable_ = 0;
   for (size_t i = 0; i < config_.nodes.size(); ++i) {
     ProbeResult r = probes[i].get();
     NodeEvidence& e = evidence_[config_.nodes[i].name];
@@ -130,7 +129,6 @@ void MagiMember::Probe() {
     e.last_error = r.error;
     const bool up = r.tcp_ok || r.http_ok;
     e.consecutive_failures = up ? 0 : e.consecutive_failures + 1;
-    if (up) ++nodes_reachable_;
     if (up != was_up || (e.probes == 1 && !up)) {
       const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch())
@@ -158,19 +156,31 @@ void MagiMember::Tick(int64_t now) {
   Probe();
   try {
     EnsureLease();
+    std::map<std::string, KeyValue> decisions;
+    for (KeyValue& kv : store_.GetPrefix(Key("decisions/"))) decisions[kv.key] = std::move(kv);
+    std::map<std::string, KeyValue> proposals;
+    for (KeyValue& kv : store_.GetPrefix(Key("proposals/"))) proposals[kv.key] = std::move(kv);
+    ReadHeartbeats(now);
+
+    // Nodes the quorum already recorded offline say nothing about this member's vantage point:
+    // without this, a fleet losing many nodes would make every member think itself isolated.
+    VantageEvidence vantage;
+    vantage.peers_total = static_cast<int>(config_.members.size()) - 1;
+    for (auto& [name, e] : evidence_) {
+      e.offline_decided = decisions.count(Key("decisions/node-offline/" + name)) > 0;
+      if (e.offline_decided) continue;
+      ++vantage.nodes_probed;
+      if (e.tcp_ok || e.http_ok) ++vantage.nodes_reachable;
+    }
     const std::string own_key = Key("members/" + std::to_string(config_.id));
     store_.Put(own_key,
                json{{"id", config_.id},
                     {"pod", config_.pod},
                     {"at", now},
-                    {"nodes_reachable", nodes_reachable_},
-                    {"nodes_probed", config_.nodes.size()}}
+                    {"nodes_reachable", vantage.nodes_reachable},
+                    {"nodes_probed", vantage.nodes_probed}}
                    .dump(),
                lease_);
-    VantageEvidence vantage;
-    vantage.peers_total = static_cast<int>(config_.members.size()) - 1;
-    vantage.nodes_reachable = nodes_reachable_;
-    vantage.nodes_probed = static_cast<int>(config_.nodes.size());
     std::set<std::string> alive;
     for (const KeyValue& kv : store_.GetPrefix(Key("members/"))) alive.insert(kv.key);
     for (const Member& m : config_.members) {
@@ -178,16 +188,7 @@ void MagiMember::Tick(int64_t now) {
         ++vantage.peers_alive;
       }
     }
-    ReadHeartbeats(now);
 
-    std::map<std::string, KeyValue> decisions;
-    for (KeyValue& kv : store_.GetPrefix(Key("decisions/"))) decisions[kv.key] = std::move(kv);
-    std::map<std::string, KeyValue> proposals;
-    for (KeyValue& kv : store_.GetPrefix(Key("proposals/"))) proposals[kv.key] = std::move(kv);
-
-    for (auto& [name, e] : evidence_) {
-      e.offline_decided = decisions.count(Key("decisions/node-offline/" + name)) > 0;
-    }
     for (ProposalKind kind : kKinds) {
       const std::string kind_name(ProposalKindName(kind));
       for (const NodeTarget& n : config_.nodes) {

@@ -10,6 +10,8 @@
 //    then votes on every open proposal each tick. Any member that sees the quorum rule met writes
 //    the decision with a create-only transaction, so there is exactly one record per
 //    (kind, node), never overwritten; later attempts only read it back.
+//  - Nodes already recorded offline are left out of the member's vantage evidence, so that many
+//    dead nodes do not make the member believe itself isolated.
 //  - Nodes named (one per line) in `blocked_file` are treated as unreachable from this member:
 //    fault injection where the test cannot cut real links.
 #ifndef ARCHIMEDES_MAGI_MEMBER_H_
@@ -76,7 +78,6 @@ class MagiMember {
   EtcdStore& store_;
   std::ostream& log_;
   std::map<std::string, NodeEvidence> evidence_;  // by node name
-  int nodes_reachable_ = 0;
   int64_t lease_ = 0;
   bool store_reachable_ = true;
   std::set<std::string> decisions_seen_;      // decision keys already logged and cleaned up
