@@ -85,6 +85,9 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
   const int64_t per_day = kSecondsPerDay / window_s_;
   int valid = 0, growing = 0;
   double growth = 0.0, level = 0.0;
+  // Least squares of the day-over-day growth against the window index: while a leak is younger
+  // than a day the growth itself still grows, at the leak's rate.
+  double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
   for (int j = 0; j < options.leak_windows && j + per_day < ring; ++j) {
     int64_t w = last_window_ - j;
     float now = memory_[((w % ring) + ring) % ring];
@@ -92,13 +95,25 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     if (std::isnan(now) || std::isnan(before)) continue;
     ++valid;
     growing += now > before;
-    growth += now - before;
+    double g = now - before;
+    growth += g;
     level += before;
+    double x = -j * static_cast<double>(window_s_);
+    sx += x;
+    sy += g;
+    sxx += x * x;
+    sxy += x * g;
   }
-  if (valid >= options.leak_windows / 2 && growing >= 0.9 * valid &&
-      growth >= options.leak_min_daily_growth * level && level > 0.0) {
-    if (auto f = raise(WarningKind::kMemoryLeak, memory, growth / valid / kSecondsPerDay,
-                       static_cast<float>(level / valid))) {
+  // A leak is this container's: when its siblings moved as much (a busy day), it is not one.
+  const bool apart_from_siblings =
+      expected.siblings < options.min_siblings || expected.sibling_median[memory] <= 0.0f ||
+      window_mean_[memory] >= options.leak_min_sibling_ratio * expected.sibling_median[memory];
+  if (valid >= options.leak_windows / 2 && growing >= 0.9 * valid && level > 0.0 &&
+      growth >= options.leak_min_daily_growth * level && apart_from_siblings) {
+    double denominator = valid * sxx - sx * sx;
+    double slope = denominator > 0.0 ? (valid * sxy - sx * sy) / denominator : 0.0;
+    double rate = std::max(growth / valid / kSecondsPerDay, slope);
+    if (auto f = raise(WarningKind::kMemoryLeak, memory, rate, static_cast<float>(level / valid))) {
       return f;
     }
   }
@@ -109,9 +124,8 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
   double divergent_score = 0.0;
   for (int d = 0; d < kProfileDims; ++d) {
     float reference = with_siblings ? expected.sibling_median[d] : expected.profile_high[d];
-    double value = window_mean_[d];
-    if (reference <= 0.0f && value <= 0.0) continue;
-    double ratio = reference > 0.0f ? value / reference : std::numeric_limits<double>::infinity();
+    if (reference <= 0.0f) continue;  // nothing to compare with
+    double ratio = window_mean_[d] / reference;
     double score = std::abs(std::log(std::max(ratio, 1e-9)));
     bool diverges = ratio >= options.divergence_ratio ||
                     (with_siblings && ratio <= 1.0 / options.divergence_ratio);

@@ -7,7 +7,9 @@
 //
 //   memory-leak        the window's memory exceeds the same window one day earlier in at least
 //                      90 % of the last `leak_windows` windows, by at least `leak_min_daily_growth`
-//                      of the level on average (day-over-day comparison cancels the daily shape)
+//                      of the level on average (day-over-day comparison cancels the daily shape),
+//                      and, with siblings, memory at least `leak_min_sibling_ratio` × their
+//                      median (a day when every replica grows is a busy day, not a leak)
 //   cpu-stuck-high     CPU above `stuck_ratio` × the application profile's high quantile for that
 //                      time of day (and above the siblings' median as much, when there are any),
 //                      while the other dimensions stay in line with the siblings
@@ -37,6 +39,7 @@ struct HealthOptions {
   double divergence_ratio = 2.0;
   int min_siblings = 3;
   double leak_min_daily_growth = 0.05;
+  double leak_min_sibling_ratio = 1.25;
   int leak_windows = 24;
 };
 

@@ -19,7 +19,7 @@ namespace archimedes {
 
 struct RightSizingOptions {
   double percentile = 0.99;
-  double safety_margin = 0.15;  // recommendation = percentile × (1 + margin)
+  double safety_margin = 0.2;  // recommendation = percentile × (1 + margin)
   int64_t half_life_s = 86'400;
 };
 

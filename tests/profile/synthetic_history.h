@@ -95,8 +95,8 @@ inline double SyntheticShape(const SyntheticApp& app, int d, int64_t t) {
   return app.level[d] * (1.0 + 0.5 * (cpu - 1.0));
 }
 
-inline SyntheticHistory GenerateSyntheticHistory(const SyntheticParams& params,
-                                                 const SampleSink& sink) {
+// The applications and the anomalies to inject (no samples yet).
+inline SyntheticHistory PlanSyntheticHistory(const SyntheticParams& params) {
   std::mt19937_64 rng(params.seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -124,21 +124,39 @@ inline SyntheticHistory GenerateSyntheticHistory(const SyntheticParams& params,
     history.apps.push_back(a);
   }
 
-  // Anomalies go to distinct apps, the first replica of each.
+  // Anomalies go to distinct apps, the first replica of each; those apps get no outlier day, so
+  // that an injected anomaly is judged on its own.
+  const std::array<WarningKind, 3> kinds = {WarningKind::kMemoryLeak, WarningKind::kCpuStuckHigh,
+                                            WarningKind::kDivergentReplica};
+  for (int k = 0; k < 3; ++k) {
+    for (int j = 0; j < params.anomalies_per_kind; ++j) {
+      int app = (k * params.anomalies_per_kind + j) * 3 % params.apps;
+      history.apps[app].outlier_day = -1;
+      history.anomalies.push_back({history.apps[app].name, history.apps[app].name + "-r0", kinds[k],
+                                   params.anomaly_onset_s, -1});
+    }
+  }
+  return history;
+}
+
+// Streams the samples of a planned history, in time order, into `sink`; records in
+// history.anomalies when each injected anomaly first reached its limit.
+inline void StreamSyntheticHistory(const SyntheticParams& params, SyntheticHistory& history,
+                                   const SampleSink& sink) {
+  std::mt19937_64 rng(params.seed + 1);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
   struct Target {
     int app;
     WarningKind kind;
     size_t anomaly;
   };
   std::vector<Target> targets;
-  const std::array<WarningKind, 3> kinds = {WarningKind::kMemoryLeak, WarningKind::kCpuStuckHigh,
-                                            WarningKind::kDivergentReplica};
-  for (int k = 0; k < 3; ++k) {
-    for (int j = 0; j < params.anomalies_per_kind; ++j) {
-      int app = (k * params.anomalies_per_kind + j) * 3 % params.apps;
-      targets.push_back({app, kinds[k], history.anomalies.size()});
-      history.anomalies.push_back({history.apps[app].name, history.apps[app].name + "-r0", kinds[k],
-                                   params.anomaly_onset_s, -1});
+  for (size_t k = 0; k < history.anomalies.size(); ++k) {
+    for (size_t i = 0; i < history.apps.size(); ++i) {
+      if (history.apps[i].name == history.anomalies[k].app) {
+        targets.push_back({static_cast<int>(i), history.anomalies[k].kind, k});
+      }
     }
   }
   const double memory_leak_per_s = 1.0 / (3.0 * 86'400);  // reaches 3 × level in ~3 days
@@ -193,6 +211,12 @@ inline SyntheticHistory GenerateSyntheticHistory(const SyntheticParams& params,
       }
     }
   }
+}
+
+inline SyntheticHistory GenerateSyntheticHistory(const SyntheticParams& params,
+                                                 const SampleSink& sink) {
+  SyntheticHistory history = PlanSyntheticHistory(params);
+  StreamSyntheticHistory(params, history, sink);
   return history;
 }
 
