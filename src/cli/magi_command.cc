@@ -3,8 +3,10 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -68,7 +70,8 @@ void WaitForStop(double duration, const std::function<void()>& every_second) {
 
 void ServeHealth(const MagiOptions& o) {
   const size_t colon = o.serve_health.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
+  if (colon == std::string::npos || colon == 0 || colon + 1 == o.serve_health.size() ||
+      o.serve_health.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
     throw std::invalid_argument("--serve-health \"" + o.serve_health + "\" is not HOST:PORT");
   }
   const std::string host = o.serve_health.substr(0, colon);
