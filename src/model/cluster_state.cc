@@ -6,9 +6,21 @@
 namespace archimedes {
 
 ClusterState::ClusterState(std::vector<Node> nodes)
-    : nodes_(std::move(nodes)), requested_(nodes_.size()), on_node_(nodes_.size()) {}
+    : nodes_(std::move(nodes)), requested_(nodes_.size()), on_node_(nodes_.size()) {
+  for (const Node& n : nodes_) {
+    allocatable_.push_back(n.allocatable);
+    ready_.push_back(n.condition == NodeCondition::kReady);
+  }
+}
+
+void ClusterState::SetCondition(NodeId n, NodeCondition condition) {
+  nodes_[n].condition = condition;
+  ready_[n] = condition == NodeCondition::kReady;
+}
 
 NodeId ClusterState::AddNode(Node node) {
+  allocatable_.push_back(node.allocatable);
+  ready_.push_back(node.condition == NodeCondition::kReady);
   nodes_.push_back(std::move(node));
   requested_.emplace_back();
   on_node_.emplace_back();

@@ -37,12 +37,13 @@ class ClusterState {
   const Node& node(NodeId n) const { return nodes_[n]; }
   const std::vector<Node>& nodes() const { return nodes_; }
   NodeId AddNode(Node node);
-  void SetCondition(NodeId n, NodeCondition condition) { nodes_[n].condition = condition; }
-  bool ready(NodeId n) const { return nodes_[n].condition == NodeCondition::kReady; }
+  void SetCondition(NodeId n, NodeCondition condition);
+  bool ready(NodeId n) const { return ready_[n] != 0; }
+  const Resources& allocatable(NodeId n) const { return allocatable_[n]; }
 
   // Sum of the requests of the containers on node `n`, and what is left of its allocatable.
   const Resources& requested(NodeId n) const { return requested_[n]; }
-  Resources unrequested(NodeId n) const { return nodes_[n].allocatable - requested_[n]; }
+  Resources unrequested(NodeId n) const { return allocatable_[n] - requested_[n]; }
   std::span<const Resources> requested_all() const { return requested_; }
 
   // Places `c` on `c.node`; the id stays valid until Remove.
@@ -57,6 +58,9 @@ class ClusterState {
 
  private:
   std::vector<Node> nodes_;
+  // Copies of what every decision reads for every node, kept contiguous (a Node is large).
+  std::vector<Resources> allocatable_;
+  std::vector<uint8_t> ready_;
   std::vector<Resources> requested_;
   std::vector<std::vector<ContainerId>> on_node_;
   std::vector<Container> containers_;

@@ -25,6 +25,9 @@ struct ServiceRun {
   int desired = 0;
   std::vector<ContainerId> running;
   bool pending_listed = false;
+  // kube-scheduler's backoff for pods that could not be scheduled: 1 s doubling up to 10 s.
+  int64_t backoff_s = 0;
+  int64_t next_attempt = 0;
   double desired_time = 0;  // replica-seconds after warm-up
   double harmed_time = 0;
 };
@@ -37,6 +40,9 @@ struct JobRun {
   int first_started = 0;  // tasks that started at least once (restarts are not new starts)
   bool started_late = false;
   bool queued = false;
+  // Set when no node could take a task of the job; it is tried again only once a node that could
+  // have grown enough frees resources (or at the next usage tick, when usage-based filters change).
+  bool parked = false;
   int64_t expire_at = 0;
   int64_t completed_at = -1;
 };
@@ -87,6 +93,8 @@ class Simulation {
   void SampleMetrics();
   void RecomputeEnvelope();
   bool EnvelopeAdmits(const Resources& r) const;
+  void AddFailedShape(const Resources& r);
+  void RemoveContainer(ContainerId id);
   PodRequest ServicePod(int32_t s) const;
   Metrics Summarize();
 
@@ -108,6 +116,9 @@ class Simulation {
   std::vector<int32_t> pending_services_;
   std::map<int, std::vector<int32_t>, std::greater<>> job_queue_;  // priority → jobs, FIFO
   bool dirty_ = true;
+  bool unpark_all_ = true;
+  std::vector<uint8_t> node_freed_;
+  std::vector<NodeId> freed_nodes_;
   Resources envelope_;
   std::vector<Resources> failed_shapes_;
   std::vector<ContainerId> started_;  // reused by PlaceJob
@@ -138,6 +149,7 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       jobs_(workload_.jobs.size()),
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
+      node_freed_(scenario.nodes.size()),
       end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
@@ -202,13 +214,16 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     node_index_[e.spec.name] = n;
     node_usage_.emplace_back();
     node_hot_.push_back(0);
+    node_freed_.push_back(0);
     dirty_ = true;
+    unpark_all_ = true;
     return;
   }
   NodeId n = node_index_.at(e.node);
   if (e.kind == NodeEvent::Kind::kRecover) {
     state_.SetCondition(n, NodeCondition::kReady);
     dirty_ = true;
+    unpark_all_ = true;
     return;
   }
   state_.SetCondition(n, NodeCondition::kNotReady);
@@ -238,8 +253,7 @@ void Simulation::SetDesired(int32_t s, int replicas) {
 // and loses its progress.
 void Simulation::Kill(ContainerId id) {
   const Container c = state_.container(id);
-  state_.Remove(id);
-  dirty_ = true;
+  RemoveContainer(id);
   if (c.kind == OwnerKind::kService) {
     ServiceRun& run = services_[c.owner];
     run.running.erase(std::find(run.running.begin(), run.running.end(), id));
@@ -268,7 +282,7 @@ void Simulation::CompleteTasks() {
     if (!state_.alive(f.id) || tasks_[f.id].generation != f.generation) continue;
     const int32_t j = tasks_[f.id].job;
     const BatchJob& job = workload_.jobs[j];
-    state_.Remove(f.id);
+    RemoveContainer(f.id);
     ++tasks_[f.id].generation;
     JobRun& run = jobs_[j];
     --run.running;
@@ -294,6 +308,31 @@ void Simulation::SubmitJobs() {
     run.pending = job.tasks;
     Enqueue(j);
   }
+}
+
+void Simulation::RemoveContainer(ContainerId id) {
+  NodeId n = state_.container(id).node;
+  state_.Remove(id);
+  dirty_ = true;
+  if (!node_freed_[n]) {
+    node_freed_[n] = 1;
+    freed_nodes_.push_back(n);
+  }
+}
+
+// Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.
+void Simulation::AddFailedShape(const Resources& r) {
+  auto dominates = [](const Resources& a, const Resources& b) {
+    for (Dim d : kRequestDims) {
+      if (a[d] < b[d]) return false;
+    }
+    return true;
+  };
+  for (const Resources& f : failed_shapes_) {
+    if (dominates(r, f)) return;
+  }
+  std::erase_if(failed_shapes_, [&](const Resources& f) { return dominates(f, r); });
+  failed_shapes_.push_back(r);
 }
 
 void Simulation::Enqueue(int32_t j) {
@@ -332,8 +371,13 @@ void Simulation::SchedulingCycle() {
 void Simulation::PlaceServices() {
   std::vector<int32_t> pending;
   pending.swap(pending_services_);
+  constexpr int64_t kInitialBackoff = 1, kMaxBackoff = 10;
   for (int32_t s : pending) {
     ServiceRun& run = services_[s];
+    if (now_ < run.next_attempt) {
+      pending_services_.push_back(s);
+      continue;
+    }
     run.pending_listed = false;
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired) {
@@ -352,8 +396,12 @@ void Simulation::PlaceServices() {
       run.running.push_back(state_.Add(c));
     }
     if (static_cast<int>(run.running.size()) < run.desired) {
+      run.backoff_s = std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
+      run.next_attempt = now_ + run.backoff_s;
       run.pending_listed = true;
       pending_services_.push_back(s);
+    } else {
+      run.backoff_s = 0;
     }
   }
 }
@@ -379,7 +427,7 @@ bool Simulation::PreemptFor(int32_t s) {
       return ca.priority != cb.priority ? ca.priority < cb.priority : ca.start_time > cb.start_time;
     });
     Resources requested = state_.requested(n);
-    const Resources& alloc = state_.node(n).allocatable;
+    const Resources& alloc = state_.allocatable(n);
     auto fits = [&] {
       for (Dim d : kRequestDims) {
         if (pod.requests[d] > 0 && requested[d] + pod.requests[d] > alloc[d]) return false;
@@ -413,6 +461,14 @@ bool Simulation::PreemptFor(int32_t s) {
 void Simulation::PlaceBatch() {
   RecomputeEnvelope();
   failed_shapes_.clear();
+  Resources freed_envelope;
+  for (NodeId n : freed_nodes_) {
+    node_freed_[n] = 0;
+    if (state_.ready(n)) freed_envelope = Max(freed_envelope, state_.unrequested(n));
+  }
+  freed_nodes_.clear();
+  const bool unpark_all = unpark_all_;
+  unpark_all_ = false;
   for (auto& [priority, queue] : job_queue_) {
     size_t keep = 0;
     for (size_t i = 0; i < queue.size(); ++i) {
@@ -422,7 +478,13 @@ void Simulation::PlaceBatch() {
         run.failed += run.pending;
         run.pending = 0;
       }
-      if (run.pending > 0) PlaceJob(j);
+      const Resources& shape = workload_.jobs[j].task_requests;
+      bool may_fit = !run.parked || unpark_all;
+      if (!may_fit) {
+        may_fit = true;
+        for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];
+      }
+      if (run.pending > 0 && may_fit) run.parked = !PlaceJob(j) && run.pending > 0;
       if (run.pending > 0) {
         queue[keep++] = j;
       } else {
@@ -447,14 +509,14 @@ bool Simulation::PlaceJob(int32_t j) {
   while (run.pending > 0) {
     NodeId node = Decide(policy_.batch, pod);
     if (node < 0) {
-      failed_shapes_.push_back(job.task_requests);
+      AddFailedShape(job.task_requests);
       break;
     }
     started_.push_back(StartTask(j, node));
   }
   if (all_or_nothing && run.pending > 0) {
     for (ContainerId id : started_) {
-      state_.Remove(id);
+      RemoveContainer(id);
       ++tasks_[id].generation;
       --run.running;
       ++run.pending;
@@ -502,6 +564,8 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
 }
 
 void Simulation::UsageTick() {
+  unpark_all_ = true;
+  dirty_ = true;
   const bool measuring = now_ >= options_.warmup_s;
   std::array<double, kNumDims> usage_total{}, capacity_total{};
   std::vector<ContainerId> oom_order;

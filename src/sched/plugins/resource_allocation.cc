@@ -38,7 +38,7 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
 int64_t LeastAllocated::Score(const SchedulingContext& ctx, const PodRequest& pod,
                               NodeId node) const {
   CpuMemory r = RequestedWith(ctx, pod, node);
-  const Resources& alloc = ctx.state.node(node).allocatable;
+  const Resources& alloc = ctx.state.allocatable(node);
   return (LeastRequestedScore(r.cpu, alloc.cpu()) + LeastRequestedScore(r.memory, alloc.memory())) /
          2;
 }
@@ -46,7 +46,7 @@ int64_t LeastAllocated::Score(const SchedulingContext& ctx, const PodRequest& po
 int64_t MostAllocated::Score(const SchedulingContext& ctx, const PodRequest& pod,
                              NodeId node) const {
   CpuMemory r = RequestedWith(ctx, pod, node);
-  const Resources& alloc = ctx.state.node(node).allocatable;
+  const Resources& alloc = ctx.state.allocatable(node);
   return (MostRequestedScore(r.cpu, alloc.cpu()) + MostRequestedScore(r.memory, alloc.memory())) /
          2;
 }
@@ -54,7 +54,7 @@ int64_t MostAllocated::Score(const SchedulingContext& ctx, const PodRequest& pod
 int64_t BalancedAllocation::Score(const SchedulingContext& ctx, const PodRequest& pod,
                                   NodeId node) const {
   CpuMemory r = RequestedWith(ctx, pod, node);
-  const Resources& alloc = ctx.state.node(node).allocatable;
+  const Resources& alloc = ctx.state.allocatable(node);
   if (alloc.cpu() == 0 || alloc.memory() == 0) return kMaxNodeScore;  // one fraction: std = 0
   double cpu = std::min(1.0, static_cast<double>(r.cpu) / static_cast<double>(alloc.cpu()));
   double memory =
