@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   archimedes::cli::AddSimulateCommand(app);
   archimedes::cli::AddMagiCommand(app);
+  archimedes::cli::AddProfileCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <random>
-#include <cstdio>
 #include <stdexcept>
 
 namespace archimedes {
@@ -41,7 +41,8 @@ std::vector<float> SeedCentroids(std::span<const float> points, int dims, int k,
     const float* last = &centroids[static_cast<size_t>(c - 1) * dims];
     double total = 0.0;
     for (int i = 0; i < n; ++i) {
-      nearest[i] = std::min(nearest[i], Distance2(&points[static_cast<size_t>(i) * dims], last, dims));
+      nearest[i] =
+          std::min(nearest[i], Distance2(&points[static_cast<size_t>(i) * dims], last, dims));
       total += nearest[i];
     }
     int chosen = n - 1;
@@ -97,7 +98,8 @@ Clustering Lloyd(std::span<const float> points, int dims, std::vector<float> cen
     for (int i = 0; i < n; ++i) {
       ++counts[result.labels[i]];
       for (int j = 0; j < dims; ++j) {
-        sums[static_cast<size_t>(result.labels[i]) * dims + j] += points[static_cast<size_t>(i) * dims + j];
+        sums[static_cast<size_t>(result.labels[i]) * dims + j] +=
+            points[static_cast<size_t>(i) * dims + j];
       }
     }
     for (int c = 0; c < k; ++c) {
@@ -179,8 +181,8 @@ Clustering ChooseClusters(std::span<const float> points, int dims, int max_k, ui
     c.labels.assign(n, -1);
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < i && c.labels[i] < 0; ++j) {
-        if (Distance2(&points[static_cast<size_t>(i) * dims], &points[static_cast<size_t>(j) * dims],
-                      dims) == 0.0) {
+        if (Distance2(&points[static_cast<size_t>(i) * dims],
+                      &points[static_cast<size_t>(j) * dims], dims) == 0.0) {
           c.labels[i] = c.labels[j];
         }
       }
@@ -191,7 +193,8 @@ Clustering ChooseClusters(std::span<const float> points, int dims, int max_k, ui
     for (int i = 0; i < n; ++i) {
       ++members[c.labels[i]];
       for (int j = 0; j < dims; ++j) {
-        c.centroids[static_cast<size_t>(c.labels[i]) * dims + j] += points[static_cast<size_t>(i) * dims + j];
+        c.centroids[static_cast<size_t>(c.labels[i]) * dims + j] +=
+            points[static_cast<size_t>(i) * dims + j];
       }
     }
     for (int l = 0; l < c.k; ++l) {

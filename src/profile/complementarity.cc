@@ -48,7 +48,8 @@ ClassPair Complementarity(const ProfileClass& a, const ProfileClass& b) {
 std::vector<ClassPair> ComplementarityTable(const std::vector<ProfileClass>& classes) {
   std::vector<ClassPair> table;
   for (size_t i = 0; i < classes.size(); ++i) {
-    for (size_t j = i; j < classes.size(); ++j) table.push_back(Complementarity(classes[i], classes[j]));
+    for (size_t j = i; j < classes.size(); ++j)
+      table.push_back(Complementarity(classes[i], classes[j]));
   }
   return table;
 }
@@ -65,9 +66,9 @@ std::vector<PlacementHint> PlacementHints(const std::vector<ProfileClass>& class
     const ProfileClass& a = find(pair.a);
     const ProfileClass& b = find(pair.b);
     if (pair.score >= kAffinityScore) {
-      int best = static_cast<int>(std::max_element(pair.peak_reduction.begin(),
-                                                   pair.peak_reduction.end()) -
-                                  pair.peak_reduction.begin());
+      int best = static_cast<int>(
+          std::max_element(pair.peak_reduction.begin(), pair.peak_reduction.end()) -
+          pair.peak_reduction.begin());
       std::snprintf(buffer, sizeof buffer,
                     "co-locating lowers the peak by %.0f%% on average, %s by %.0f%% (peaks at %dh "
                     "and %dh)",
@@ -86,9 +87,8 @@ std::vector<PlacementHint> PlacementHints(const std::vector<ProfileClass>& class
       if (peaky && pair.peak_reduction[d] < kAntiAffinityReduction) {
         std::snprintf(buffer, sizeof buffer,
                       "%s peaks stack (at %dh and %dh): co-locating lowers the peak by only %.1f%%",
-                      std::string(DimName(static_cast<Dim>(d))).c_str(),
-                      PeakHour(a.high_shape[d]), PeakHour(b.high_shape[d]),
-                      100.0 * pair.peak_reduction[d]);
+                      std::string(DimName(static_cast<Dim>(d))).c_str(), PeakHour(a.high_shape[d]),
+                      PeakHour(b.high_shape[d]), 100.0 * pair.peak_reduction[d]);
         hints.push_back({pair.a, pair.b, HintKind::kAntiAffinity, pair.peak_reduction[d], buffer});
         break;
       }

@@ -66,7 +66,8 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     int64_t oldest = recent_count_ >= kRecent ? recent_count_ % kRecent : 0;
     double span = static_cast<double>(recent_window_[newest] - recent_window_[oldest]) * window_s_;
     if (span > 0) {
-      for (int d = 0; d < kProfileDims; ++d) rate[d] = (recent_[newest][d] - recent_[oldest][d]) / span;
+      for (int d = 0; d < kProfileDims; ++d)
+        rate[d] = (recent_[newest][d] - recent_[oldest][d]) / span;
     }
   }
 
@@ -76,8 +77,8 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     if (raised) return std::nullopt;
     raised = true;
     return HealthFinding{kind, static_cast<Dim>(dim),
-                         LeadTime(window_mean_[dim], growth, expected.limit[dim]), window_mean_[dim],
-                         reference};
+                         LeadTime(window_mean_[dim], growth, expected.limit[dim]),
+                         window_mean_[dim], reference};
   };
 
   // Memory leak: day-over-day growth in nearly every recent window.
@@ -145,7 +146,8 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     for (int d = 0; d < kProfileDims; ++d) {
       if (d == cpu || expected.sibling_median[d] <= 0.0f) continue;
       double ratio = window_mean_[d] / expected.sibling_median[d];
-      if (ratio >= options.stuck_ratio || ratio <= 1.0 / options.stuck_ratio) others_in_line = false;
+      if (ratio >= options.stuck_ratio || ratio <= 1.0 / options.stuck_ratio)
+        others_in_line = false;
     }
   }
   stuck_streak_ = cpu_high && others_in_line ? stuck_streak_ + 1 : 0;
@@ -155,12 +157,13 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     }
   }
 
-  divergent_streak_ = divergent_dim >= 0 && !(cpu_high && others_in_line) ? divergent_streak_ + 1 : 0;
+  divergent_streak_ =
+      divergent_dim >= 0 && !(cpu_high && others_in_line) ? divergent_streak_ + 1 : 0;
   if (divergent_streak_ >= options.confirm_windows) {
     float reference = with_siblings ? expected.sibling_median[divergent_dim]
                                     : expected.profile_high[divergent_dim];
-    if (auto f = raise(WarningKind::kDivergentReplica, divergent_dim, rate[divergent_dim],
-                       reference)) {
+    if (auto f =
+            raise(WarningKind::kDivergentReplica, divergent_dim, rate[divergent_dim], reference)) {
       return f;
     }
   }

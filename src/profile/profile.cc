@@ -152,8 +152,9 @@ std::string_view WarningKindName(WarningKind kind) {
 }
 
 const AppProfile* ProfileSet::Find(std::string_view app) const {
-  auto it = std::lower_bound(apps.begin(), apps.end(), app,
-                             [](const AppProfile& p, std::string_view name) { return p.app < name; });
+  auto it =
+      std::lower_bound(apps.begin(), apps.end(), app,
+                       [](const AppProfile& p, std::string_view name) { return p.app < name; });
   return it != apps.end() && it->app == app ? &*it : nullptr;
 }
 
@@ -372,10 +373,10 @@ ProfileSet LoadProfiles(const std::string& path) {
     HealthWarning w;
     w.app = r.String(j, "app", where);
     w.container = r.String(j, "container", where);
-    w.kind = ParseKind(r, r.String(j, "kind", where), where + ".kind",
-                       {WarningKind::kMemoryLeak, WarningKind::kCpuStuckHigh,
-                        WarningKind::kDivergentReplica},
-                       &WarningKindName);
+    w.kind = ParseKind(
+        r, r.String(j, "kind", where), where + ".kind",
+        {WarningKind::kMemoryLeak, WarningKind::kCpuStuckHigh, WarningKind::kDivergentReplica},
+        &WarningKindName);
     std::optional<Dim> dim = ParseDim(r.String(j, "dim", where));
     if (!dim) r.Fail(where + ".dim", "unknown dimension");
     w.dim = *dim;

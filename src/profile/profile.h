@@ -115,7 +115,7 @@ struct ProfileSet {
   int bins = DailyCurve::kDefaultBins;
   double high_quantile = 0.95;
   bool normalized = false;
-  std::string class_criterion;  // how the number of classes was chosen, with its score
+  std::string class_criterion;   // how the number of classes was chosen, with its score
   std::vector<AppProfile> apps;  // sorted by app name
   std::vector<ProfileClass> classes;
   std::vector<ClassPair> complementarity;  // every pair a ≤ b

@@ -105,8 +105,7 @@ int Profiler::ContainerIndex(std::string_view app, std::string_view container) {
   key_.append(container);
   auto [it, inserted] = container_index_.try_emplace(key_, static_cast<int>(containers_.size()));
   if (inserted) {
-    containers_.push_back(
-        Container{std::string(container), a, ContainerHealth(options_.health)});
+    containers_.push_back(Container{std::string(container), a, ContainerHealth(options_.health)});
     apps_[a].containers.push_back(it->second);
   }
   return it->second;
@@ -223,12 +222,13 @@ void Profiler::CheckHealth(int container) {
   const App& app = apps_[c.app];
   const int64_t window = c.health.last_window();
   const int64_t middle = window * options_.health.window_s + options_.health.window_s / 2;
-  int bin = static_cast<int>((middle - FloorDiv(middle, kSecondsPerDay) * kSecondsPerDay) /
-                             bin_seconds_);
+  int bin =
+      static_cast<int>((middle - FloorDiv(middle, kSecondsPerDay) * kSecondsPerDay) / bin_seconds_);
   HealthExpectation expected;
   ProfileSoFar(app, bin, expected.profile_mean, expected.profile_high);
   for (int d = 0; d < kProfileDims; ++d) {
-    expected.limit[d] = app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+    expected.limit[d] =
+        app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
   }
 
   int siblings = 0;
@@ -244,7 +244,8 @@ void Profiler::CheckHealth(int container) {
   if (siblings > 0) {
     std::vector<float> column(siblings);
     for (int d = 0; d < kProfileDims; ++d) {
-      for (int i = 0; i < siblings; ++i) column[i] = scratch_[static_cast<size_t>(i) * kProfileDims + d];
+      for (int i = 0; i < siblings; ++i)
+        column[i] = scratch_[static_cast<size_t>(i) * kProfileDims + d];
       expected.sibling_median[d] = Median(column);
     }
   }
@@ -302,7 +303,8 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       for (int s = 0; s < days; ++s) {
         size_t cell = static_cast<size_t>(b) * days + s;
         if (app.count[cell] > 0) {
-          day_values.push_back(app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]);
+          day_values.push_back(app.reference[d] +
+                               app.sum[cell * kProfileDims + d] / app.count[cell]);
         }
       }
       if (day_values.size() < 4) continue;
@@ -311,7 +313,8 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       for (int s = 0; s < days; ++s) {
         size_t cell = static_cast<size_t>(b) * days + s;
         if (app.count[cell] == 0) continue;
-        ratio_sum[s] += (app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]) / median;
+        ratio_sum[s] +=
+            (app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]) / median;
         ++ratio_bins[s];
       }
     }
@@ -381,8 +384,7 @@ ProfileSet Profiler::Finish() const {
   for (const App& a : apps_) {
     if (a.samples > 0) apps.push_back(&a);
   }
-  std::sort(apps.begin(), apps.end(),
-            [](const App* x, const App* y) { return x->name < y->name; });
+  std::sort(apps.begin(), apps.end(), [](const App* x, const App* y) { return x->name < y->name; });
   set.apps.resize(apps.size());
   for (size_t i = 0; i < apps.size(); ++i) {
     const App& a = *apps[i];
@@ -394,7 +396,8 @@ ProfileSet Profiler::Finish() const {
     p.features = ComputeFeatures(p.mean, p.high);
     p.peak = a.peak;
     for (int d = 0; d < kProfileDims; ++d) {
-      p.recommended[d] = Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
+      p.recommended[d] =
+          Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
     }
     p.has_request = a.has_request;
     p.request = a.request;
@@ -472,8 +475,9 @@ ProfileSet Profiler::Finish() const {
     ProfileClass& pc = set.classes[c];
     pc.id = c;
     pc.members = members[raw];
-    pc.centroid.assign(clustering.centroids.begin() + static_cast<size_t>(raw) * kFeatureVectorSize,
-                       clustering.centroids.begin() + static_cast<size_t>(raw + 1) * kFeatureVectorSize);
+    pc.centroid.assign(
+        clustering.centroids.begin() + static_cast<size_t>(raw) * kFeatureVectorSize,
+        clustering.centroids.begin() + static_cast<size_t>(raw + 1) * kFeatureVectorSize);
     for (int d = 0; d < kNumDims; ++d) {
       std::vector<float> m(options_.bins, 0.0f), h(options_.bins, 0.0f);
       if (d < kProfileDims && shape_count[c][d] > 0) {

@@ -1,8 +1,8 @@
-// Right-sizing (DESIGN §1.1): a recommended per-replica request from usage history, in the spirit of
-// the Kubernetes VPA recommender and Google's Autopilot: a histogram of usage samples whose weights
-// decay exponentially with age (half-life one day by default), read at a high percentile, plus a
-// safety margin. Memory is never recommended below its observed peak, because running out of it
-// kills the container instead of slowing it down.
+// Right-sizing (DESIGN §1.1): a recommended per-replica request from usage history, in the spirit
+// of the Kubernetes VPA recommender and Google's Autopilot: a histogram of usage samples whose
+// weights decay exponentially with age (half-life one day by default), read at a high percentile,
+// plus a safety margin. Memory is never recommended below its observed peak, because running out of
+// it kills the container instead of slowing it down.
 //
 // Buckets grow geometrically (5 % per bucket from 1e-9 up), so the recommendation is resolved to
 // 5 % whatever the units (millicores, bytes or normalised shares), and a histogram only stores the

@@ -23,12 +23,10 @@ TEST(HealthTest, InjectedAnomaliesAreFlaggedBeforeTheLimit) {
   SyntheticHistory history = testing::PlanSyntheticHistory(params);
   Profiler profiler;
   for (const testing::SyntheticApp& a : history.apps) profiler.SetLimit(a.name, a.limit);
-  testing::StreamSyntheticHistory(params, history,
-                                  [&](int64_t t, const std::string& app,
-                                      const std::string& container,
-                                      const std::array<float, kNumDims>& usage) {
-                                    profiler.Add(t, app, container, usage);
-                                  });
+  testing::StreamSyntheticHistory(
+      params, history,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
   ProfileSet set = profiler.Finish();
 
   std::map<std::string, const InjectedAnomaly*> injected;
@@ -51,19 +49,20 @@ TEST(HealthTest, InjectedAnomaliesAreFlaggedBeforeTheLimit) {
     int64_t reached = it->second->limit_reached;
     if (reached < 0 || w->time < reached) ++before_limit;
     if (reached >= 0) lead_hours_sum += (reached - w->time) / 3600.0;
-    std::printf("  %s injected %s at %.1f h, warned %s at %.1f h (estimated lead %.1f h), limit "
-                "reached at %.1f h\n",
-                container.c_str(), std::string(WarningKindName(it->second->kind)).c_str(),
-                it->second->onset / 3600.0, std::string(WarningKindName(w->kind)).c_str(),
-                w->time / 3600.0, w->lead_time_s / 3600.0, reached / 3600.0);
+    std::printf(
+        "  %s injected %s at %.1f h, warned %s at %.1f h (estimated lead %.1f h), limit "
+        "reached at %.1f h\n",
+        container.c_str(), std::string(WarningKindName(it->second->kind)).c_str(),
+        it->second->onset / 3600.0, std::string(WarningKindName(w->kind)).c_str(), w->time / 3600.0,
+        w->lead_time_s / 3600.0, reached / 3600.0);
   }
   double precision = first_warning.empty() ? 0.0 : double(true_positives) / first_warning.size();
   double recall = double(true_positives) / injected.size();
-  std::printf("health: %zu injected, %zu flagged, precision %.3f, recall %.3f, kind correct %d/%d, "
-              "before limit %d/%d, mean actual lead %.1f h\n",
-              injected.size(), first_warning.size(), precision, recall, kind_correct,
-              true_positives, before_limit, true_positives,
-              true_positives ? lead_hours_sum / true_positives : 0.0);
+  std::printf(
+      "health: %zu injected, %zu flagged, precision %.3f, recall %.3f, kind correct %d/%d, "
+      "before limit %d/%d, mean actual lead %.1f h\n",
+      injected.size(), first_warning.size(), precision, recall, kind_correct, true_positives,
+      before_limit, true_positives, true_positives ? lead_hours_sum / true_positives : 0.0);
   EXPECT_GE(precision, 0.9);
   EXPECT_GE(recall, 0.9);
   EXPECT_EQ(before_limit, true_positives);

@@ -22,11 +22,10 @@ TEST(ProfileIoTest, SaveAndLoadRoundTrip) {
   params.anomalies_per_kind = 1;
   Profiler profiler;
   profiler.SetRequest("daytime-000", {4000, 8e9, 1e8, 1e8, 0});
-  testing::GenerateSyntheticHistory(params, [&](int64_t t, const std::string& app,
-                                                const std::string& container,
-                                                const std::array<float, kNumDims>& usage) {
-    profiler.Add(t, app, container, usage);
-  });
+  testing::GenerateSyntheticHistory(
+      params,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
   ProfileSet saved = profiler.Finish();
   std::string path = TempPath("roundtrip.json");
   SaveProfiles(saved, path);

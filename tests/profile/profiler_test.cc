@@ -21,8 +21,9 @@ ProfileSet ProfileSynthetic(const SyntheticParams& params, SyntheticHistory* his
                             ProfileOptions options = {}) {
   Profiler profiler(options);
   SyntheticHistory h = GenerateSyntheticHistory(
-      params, [&](int64_t t, const std::string& app, const std::string& container,
-                  const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+      params,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
   if (history) *history = std::move(h);
   return profiler.Finish();
 }
@@ -48,7 +49,8 @@ void PrintClasses(const ProfileSet& set) {
     }
     std::string mix;
     for (const auto& [f, n] : families) mix += " " + f + ":" + std::to_string(n);
-    std::printf("  class %d (%d apps) %s |%s\n", c.id, c.members, c.description.c_str(), mix.c_str());
+    std::printf("  class %d (%d apps) %s |%s\n", c.id, c.members, c.description.c_str(),
+                mix.c_str());
   }
 }
 
@@ -74,7 +76,8 @@ TEST(ProfilerTest, ClassesRecoverGeneratorFamilies) {
   for (size_t s = 0; s < scenario.workload.services.size(); ++s) {
     const Service& service = scenario.workload.services[s];
     for (int r = 0; r < std::min(service.replicas, 6); ++r) {
-      ids[s].push_back(profiler.ContainerIndex(service.app, service.name + "-" + std::to_string(r)));
+      ids[s].push_back(
+          profiler.ContainerIndex(service.app, service.name + "-" + std::to_string(r)));
     }
   }
   for (int64_t t = 0; t < 7 * kSecondsPerDay; t += 300) {

@@ -51,15 +51,16 @@ TEST(RightSizingTest, RecommendationsCoverHeldBackDays) {
   // [app][dim][bin of the test days] → the replicas' samples.
   std::map<std::string, std::array<std::map<int64_t, std::vector<float>>, kProfileDims>> test;
   std::map<std::string, int64_t> requests_ignored;
-  GenerateSyntheticHistory(params, [&](int64_t t, const std::string& app,
-                                       const std::string& container,
-                                       const std::array<float, kNumDims>& usage) {
-    if (t < 5 * kSecondsPerDay) {
-      profiler.Add(t, app, container, usage);
-    } else {
-      for (int d = 0; d < kProfileDims; ++d) test[app][d][t / 300].push_back(usage[d]);
-    }
-  });
+  GenerateSyntheticHistory(params,
+                           [&](int64_t t, const std::string& app, const std::string& container,
+                               const std::array<float, kNumDims>& usage) {
+                             if (t < 5 * kSecondsPerDay) {
+                               profiler.Add(t, app, container, usage);
+                             } else {
+                               for (int d = 0; d < kProfileDims; ++d)
+                                 test[app][d][t / 300].push_back(usage[d]);
+                             }
+                           });
   ProfileSet set = profiler.Finish();
   std::array<int64_t, kProfileDims> covered{}, bins{};
   for (const auto& [app, dims] : test) {

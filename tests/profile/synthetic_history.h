@@ -32,7 +32,7 @@ struct SyntheticParams {
   int replicas_max = 8;
   int64_t step_s = 300;
   double noise = 0.1;
-  double missing = 0.02;          // share of samples dropped
+  double missing = 0.02;           // share of samples dropped
   double outlier_day_share = 0.1;  // of apps that get one day at 2× usage
   int anomalies_per_kind = 0;      // containers per anomaly kind
   int64_t anomaly_onset_s = 2 * 86'400 + 6 * 3600;
@@ -63,9 +63,9 @@ struct SyntheticHistory {
   std::vector<InjectedAnomaly> anomalies;
 };
 
-using SampleSink = std::function<void(int64_t time, const std::string& app,
-                                      const std::string& container,
-                                      const std::array<float, kNumDims>& usage)>;
+using SampleSink =
+    std::function<void(int64_t time, const std::string& app, const std::string& container,
+                       const std::array<float, kNumDims>& usage)>;
 
 // The noiseless per-replica usage of `app` in dimension d at time t.
 inline double SyntheticShape(const SyntheticApp& app, int d, int64_t t) {
@@ -115,10 +115,12 @@ inline SyntheticHistory PlanSyntheticHistory(const SyntheticParams& params) {
                25e6 * std::exp(normal(rng))};
     a.peak_hour = (a.family == 1 ? 2.0 : 14.0) + 3.0 * (uniform(rng) - 0.5);
     for (double& s : a.spike_hours) s = 24.0 * uniform(rng);
-    if (uniform(rng) < params.outlier_day_share) a.outlier_day = static_cast<int>(uniform(rng) * params.days);
+    if (uniform(rng) < params.outlier_day_share)
+      a.outlier_day = static_cast<int>(uniform(rng) * params.days);
     for (int d = 0; d < kProfileDims; ++d) {
       double peak = 0;
-      for (int64_t t = 0; t < 86'400; t += params.step_s) peak = std::max(peak, SyntheticShape(a, d, t));
+      for (int64_t t = 0; t < 86'400; t += params.step_s)
+        peak = std::max(peak, SyntheticShape(a, d, t));
       a.limit[d] = 3.0 * peak * (1.0 + 2.33 * params.noise);
     }
     history.apps.push_back(a);
@@ -171,7 +173,8 @@ inline void StreamSyntheticHistory(const SyntheticParams& params, SyntheticHisto
         double day_factor = static_cast<int>(t / 86'400) == a.outlier_day ? 2.0 : 1.0;
         std::array<float, kNumDims> usage{};
         for (int d = 0; d < kProfileDims; ++d) {
-          double v = SyntheticShape(a, d, t) * day_factor * std::max(0.05, 1.0 + params.noise * normal(rng));
+          double v = SyntheticShape(a, d, t) * day_factor *
+                     std::max(0.05, 1.0 + params.noise * normal(rng));
           if (burst && d == static_cast<int>(Dim::kCpu)) v *= 3.0;
           usage[d] = static_cast<float>(v);
         }
@@ -199,12 +202,14 @@ inline void StreamSyntheticHistory(const SyntheticParams& params, SyntheticHisto
                 double factor = 1.0 + 3.0 * std::min(1.0, since / 86'400.0);
                 for (int d = 0; d < kProfileDims; ++d) usage[d] *= static_cast<float>(factor);
                 for (int d = 0; d < kProfileDims; ++d) {
-                  if (anomaly.limit_reached < 0 && usage[d] >= a.limit[d]) anomaly.limit_reached = t;
+                  if (anomaly.limit_reached < 0 && usage[d] >= a.limit[d])
+                    anomaly.limit_reached = t;
                 }
                 break;
               }
             }
-            if (anomaly.limit_reached < 0 && usage[dim] >= a.limit[dim] * 0.999) anomaly.limit_reached = t;
+            if (anomaly.limit_reached < 0 && usage[dim] >= a.limit[dim] * 0.999)
+              anomaly.limit_reached = t;
           }
         }
         sink(t, a.name, a.name + "-r" + std::to_string(r), usage);

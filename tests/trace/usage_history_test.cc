@@ -69,9 +69,10 @@ TEST(UsageHistoryTest, BadInputNamesFileLineAndProblem) {
 }
 
 TEST(UsageHistoryTest, EqualTimesAndInterleavedContainersAreFine) {
-  std::string path = WriteFile("interleaved.csv",
-                               "time,app,container,cpu,memory,disk,network\n"
-                               "10,a,c1,1,1,1,1\n5,a,c2,1,1,1,1\n10,a,c1,2,2,2,2\n7,a,c2,1,1,1,1\n");
+  std::string path =
+      WriteFile("interleaved.csv",
+                "time,app,container,cpu,memory,disk,network\n"
+                "10,a,c1,1,1,1,1\n5,a,c2,1,1,1,1\n10,a,c1,2,2,2,2\n7,a,c2,1,1,1,1\n");
   UsageHistoryReader reader(path);
   int rows = 0;
   while (reader.Next()) ++rows;

@@ -1,0 +1,317 @@
+// `archimedes profile`: learns application profiles from usage history (DESIGN §1.1) and prints the
+// classes, their complementarity, the placement hints, the largest right-sizing savings and the
+// health warnings; --out writes the profiles for `archimedes simulate --profiles`.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "model/quantity.h"
+#include "profile/profile.h"
+#include "profile/profiler.h"
+#include "trace/alibaba_2018.h"
+#include "trace/csv_reader.h"
+#include "trace/google_2019.h"
+#include "trace/native_format.h"
+#include "trace/usage_history.h"
+#include "trace/usage_series.h"
+
+namespace archimedes::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ProfileArgs {
+  std::vector<std::string> histories;
+  std::vector<std::string> traces;
+  std::string requests;
+  std::string scenario;
+  std::string out;
+  std::string json;
+  int bins = DailyCurve::kDefaultBins;
+  int days = 7;
+  uint64_t seed = 1;
+  int top = 10;
+};
+
+void ReadHistory(const std::string& path, Profiler& profiler) {
+  UsageHistoryReader reader(path);
+  while (reader.Next()) {
+    const UsageRecord& r = reader.record();
+    profiler.Add(r.time, r.app, r.container, r.usage);
+  }
+}
+
+// Series times need not start at a day boundary; they are profiled in trace time.
+bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
+  bool normalized = false;
+  std::map<std::string, std::array<double, kNumDims>> limits;
+  for (const UsageSeries& s : series) {
+    normalized |= s.normalized;
+    std::array<double, kNumDims>& limit = limits[s.app];
+    for (int d = 0; d < kNumDims; ++d) limit[d] = std::max(limit[d], s.limit[d]);
+  }
+  for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
+  for (const UsageSeries& s : series) {
+    int container = profiler.ContainerIndex(s.app, s.id);
+    std::array<float, kNumDims> usage{};
+    for (size_t i = 0; i < s.times.size(); ++i) {
+      for (int d = 0; d < kNumDims; ++d) usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
+      profiler.Add(container, s.times[i], usage);
+    }
+  }
+  return normalized;
+}
+
+// "google2019:DIR", "alibaba2018:FILE", or a path whose kind is recognised: a folder of Google
+// replica CSVs (or of such folders), or machine_usage.csv.
+bool ReadTrace(const std::string& spec, Profiler& profiler) {
+  std::string kind, path = spec;
+  if (size_t colon = spec.find(':'); colon != std::string::npos && !fs::exists(spec)) {
+    kind = spec.substr(0, colon);
+    path = spec.substr(colon + 1);
+  }
+  if (kind.empty()) {
+    if (fs::is_regular_file(path) && fs::path(path).filename() == "machine_usage.csv") {
+      kind = "alibaba2018";
+    } else if (fs::is_directory(path) && fs::exists(fs::path(path) / "machine_usage.csv")) {
+      kind = "alibaba2018";
+      path = (fs::path(path) / "machine_usage.csv").string();
+    } else if (fs::is_directory(path)) {
+      kind = "google2019";
+    }
+  }
+  if (kind == "alibaba2018") return AddSeries(ReadAlibaba2018Usage(path), profiler);
+  if (kind == "google2019") {
+    if (!fs::is_directory(path)) throw TraceError(path, 0, "google2019 needs a folder");
+    std::vector<std::string> jobs;
+    for (const fs::directory_entry& e : fs::directory_iterator(path)) {
+      if (e.is_directory()) jobs.push_back(e.path().string());
+    }
+    std::sort(jobs.begin(), jobs.end());
+    if (jobs.empty()) jobs.push_back(path);
+    bool normalized = false;
+    for (const std::string& job : jobs) normalized |= AddSeries(ReadGoogle2019Job(job), profiler);
+    return normalized;
+  }
+  throw TraceError(spec, 0,
+                   "unknown usage trace; use google2019:DIR (a job folder of "
+                   "google-v2019-instance-usage, or the folder of jobs) or "
+                   "alibaba2018:FILE (alibaba-v2018/machine_usage.csv)");
+}
+
+// app,cpu,memory,disk,network[,replicas] with Kubernetes quantities, per replica.
+void ReadRequests(const std::string& path, Profiler& profiler) {
+  CsvReader csv(path);
+  if (!csv.Next())
+    csv.Fail("empty file; expected the header app,cpu,memory,disk,network[,replicas]");
+  const bool with_replicas = csv.size() == 6;
+  if (csv.size() < 5 || csv.size() > 6 || csv.field(0) != "app" || csv.field(1) != "cpu") {
+    csv.Fail("expected the header app,cpu,memory,disk,network[,replicas]");
+  }
+  static constexpr std::array<const char*, 4> kColumns = {"cpu", "memory", "disk", "network"};
+  while (csv.Next()) {
+    csv.ExpectFields(with_replicas ? 6 : 5);
+    std::array<double, kNumDims> request{};
+    for (int d = 0; d < 4; ++d) {
+      std::string_view text = csv.field(1 + d);
+      try {
+        request[d] = static_cast<double>(d == 0 ? ParseMilli(text) : ParseUnits(text));
+      } catch (const QuantityError& e) {
+        csv.Fail(std::string("column ") + kColumns[d] + ": " + e.what());
+      }
+    }
+    int replicas = with_replicas ? static_cast<int>(csv.Int(5, "replicas")) : 0;
+    profiler.SetRequest(csv.field(0), request, replicas);
+  }
+}
+
+std::string Amount(Dim dim, double value, bool normalized) {
+  char buffer[32];
+  if (normalized) {
+    std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  } else if (dim == Dim::kCpu) {
+    std::snprintf(buffer, sizeof buffer, "%.0fm", value);
+  } else if (std::abs(value) >= 1 << 30) {
+    std::snprintf(buffer, sizeof buffer, "%.1fGi", value / (1 << 30));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.1fMi", value / (1 << 20));
+  }
+  return buffer;
+}
+
+void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profiler) {
+  std::printf("profiled %d applications, %d containers, %lld samples%s\n",
+              static_cast<int>(set.apps.size()), profiler.num_containers(),
+              static_cast<long long>(profiler.samples()),
+              set.normalized ? " (normalised units: shares as the trace gives them)" : "");
+  std::printf("\nclasses (%s)\n", set.class_criterion.c_str());
+  for (const ProfileClass& c : set.classes) {
+    std::string examples;
+    int shown = 0;
+    for (const AppProfile& p : set.apps) {
+      if (p.class_id != c.id || shown == 3) continue;
+      examples += (shown++ ? ", " : "") + p.app;
+    }
+    std::printf("  %2d  %5d apps  %-48s e.g. %s\n", c.id, c.members, c.description.c_str(),
+                examples.c_str());
+  }
+  std::printf("\ncomplementarity: peak reduction when co-located (mean over dims)\n      ");
+  for (const ProfileClass& c : set.classes) std::printf("%6d", c.id);
+  std::printf("\n");
+  for (const ProfileClass& a : set.classes) {
+    std::printf("  %2d  ", a.id);
+    for (const ProfileClass& b : set.classes) {
+      for (const ClassPair& p : set.complementarity) {
+        if ((p.a == a.id && p.b == b.id) || (p.a == b.id && p.b == a.id)) {
+          std::printf("%5.0f%%", 100.0 * p.score);
+        }
+      }
+    }
+    std::printf("\n");
+  }
+  std::printf("\nplacement hints\n");
+  if (set.hints.empty()) std::printf("  none\n");
+  for (const PlacementHint& h : set.hints) {
+    std::printf("  %-13s %d + %d: %s\n", std::string(HintKindName(h.kind)).c_str(), h.a, h.b,
+                h.reason.c_str());
+  }
+
+  std::vector<const AppProfile*> sized;
+  for (const AppProfile& p : set.apps) sized.push_back(&p);
+  auto saving = [](const AppProfile* p) {
+    return p->has_request ? (p->request[0] - p->recommended[0]) * p->replicas : 0.0;
+  };
+  std::stable_sort(sized.begin(), sized.end(),
+                   [&](const AppProfile* x, const AppProfile* y) { return saving(x) > saving(y); });
+  std::printf(
+      "\nright-sizing (per replica; p%g of a decaying histogram + margin, memory >= peak)\n",
+      100 * 0.99);
+  for (int i = 0; i < std::min<int>(args.top, static_cast<int>(sized.size())); ++i) {
+    const AppProfile& p = *sized[i];
+    std::printf("  %-28s", p.app.c_str());
+    for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+      int k = static_cast<int>(d);
+      std::printf("  %s %s", std::string(DimName(d)).c_str(),
+                  Amount(d, p.recommended[k], set.normalized).c_str());
+      if (p.has_request)
+        std::printf(" (request %s)", Amount(d, p.request[k], set.normalized).c_str());
+    }
+    if (p.has_request) std::printf("  x%d replicas", p.replicas);
+    std::printf("\n");
+  }
+  bool any_request = std::any_of(set.apps.begin(), set.apps.end(),
+                                 [](const AppProfile& p) { return p.has_request; });
+  if (any_request) {
+    std::printf("  fleet capacity freed (net): cpu %s, memory %s, disk %s/s, network %s/s\n",
+                Amount(Dim::kCpu, set.freed[0], set.normalized).c_str(),
+                Amount(Dim::kMemory, set.freed[1], set.normalized).c_str(),
+                Amount(Dim::kDisk, set.freed[2], set.normalized).c_str(),
+                Amount(Dim::kNetwork, set.freed[3], set.normalized).c_str());
+  } else {
+    std::printf("  (no current requests given: --requests or --scenario to compute savings)\n");
+  }
+
+  std::printf("\nhealth warnings: %zu\n", set.warnings.size());
+  for (size_t i = 0; i < std::min<size_t>(set.warnings.size(), args.top); ++i) {
+    const HealthWarning& w = set.warnings[i];
+    std::string lead = w.lead_time_s < 0 ? "unknown" : std::to_string(w.lead_time_s / 3600) + "h";
+    std::printf("  t=%-9lld %-18s %s/%s: %s; lead time to limit %s\n",
+                static_cast<long long>(w.time), std::string(WarningKindName(w.kind)).c_str(),
+                w.app.c_str(), w.container.c_str(), w.detail.c_str(), lead.c_str());
+  }
+}
+
+void WriteReport(const ProfileSet& set, const std::string& path) {
+  nlohmann::json report;
+  report["class_criterion"] = set.class_criterion;
+  report["normalized"] = set.normalized;
+  for (const ProfileClass& c : set.classes) {
+    report["classes"].push_back(
+        {{"id", c.id}, {"description", c.description}, {"members", c.members}});
+  }
+  for (const ClassPair& p : set.complementarity) {
+    report["complementarity"].push_back({{"a", p.a}, {"b", p.b}, {"score", p.score}});
+  }
+  for (const PlacementHint& h : set.hints) {
+    report["hints"].push_back(
+        {{"a", h.a}, {"b", h.b}, {"kind", HintKindName(h.kind)}, {"reason", h.reason}});
+  }
+  for (const AppProfile& p : set.apps) {
+    nlohmann::json app = {{"app", p.app}, {"class", p.class_id}, {"replicas", p.replicas}};
+    for (int d = 0; d < kProfileDims; ++d) {
+      std::string name(DimName(static_cast<Dim>(d)));
+      app["recommended"][name] = p.recommended[d];
+      if (p.has_request) app["request"][name] = p.request[d];
+    }
+    report["applications"].push_back(std::move(app));
+  }
+  for (const HealthWarning& w : set.warnings) {
+    report["warnings"].push_back({{"app", w.app},
+                                  {"container", w.container},
+                                  {"kind", WarningKindName(w.kind)},
+                                  {"time", w.time},
+                                  {"lead_time_s", w.lead_time_s},
+                                  {"detail", w.detail}});
+  }
+  std::ofstream out(path);
+  if (!out) throw TraceError(path, 0, "cannot create file");
+  out << report.dump(2) << '\n';
+}
+
+void Run(const ProfileArgs& args) {
+  if (args.histories.empty() && args.traces.empty()) {
+    throw CLI::ValidationError("profile", "give --history FILE or --trace SPEC");
+  }
+  ProfileOptions options;
+  options.bins = args.bins;
+  options.max_days = args.days;
+  options.seed = args.seed;
+  bool normalized = false;
+  Profiler profiler(options);
+  if (!args.scenario.empty()) profiler.SetRequests(ReadScenarioFile(args.scenario));
+  if (!args.requests.empty()) ReadRequests(args.requests, profiler);
+  for (const std::string& h : args.histories) ReadHistory(h, profiler);
+  for (const std::string& t : args.traces) normalized |= ReadTrace(t, profiler);
+  ProfileSet set = profiler.Finish();
+  set.normalized = normalized;
+  Print(set, args, profiler);
+  if (!args.out.empty()) SaveProfiles(set, args.out);
+  if (!args.json.empty()) WriteReport(set, args.json);
+}
+
+}  // namespace
+
+void AddProfileCommand(CLI::App& app) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("profile",
+                         "Learn application profiles from usage history: classes, complementarity, "
+                         "right-sizing, health warnings");
+  cmd->add_option("--history", args->histories,
+                  "usage history CSV (time,app,container,cpu,memory,disk,network); repeatable");
+  cmd->add_option("--trace", args->traces,
+                  "real usage trace: google2019:DIR, alibaba2018:FILE, or a path to auto-detect; "
+                  "repeatable");
+  cmd->add_option("--requests", args->requests,
+                  "current per-replica requests: CSV app,cpu,memory,disk,network[,replicas]");
+  cmd->add_option("--scenario", args->scenario, "take current requests from a scenario file");
+  cmd->add_option("--out", args->out, "write the profiles (JSON, docs/profiles.md)");
+  cmd->add_option("--json", args->json, "write the printed report as JSON");
+  cmd->add_option("--bins", args->bins, "bins per day")->capture_default_str();
+  cmd->add_option("--days", args->days, "most recent days kept per application")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "seed of the classification")->capture_default_str();
+  cmd->add_option("--top", args->top, "rows of savings and warnings printed")
+      ->capture_default_str();
+  cmd->callback([args] { Run(*args); });
+}
+
+}  // namespace archimedes::cli
