@@ -65,7 +65,10 @@ std::vector<PlacementHint> PlacementHints(const std::vector<ProfileClass>& class
   for (const ClassPair& pair : table) {
     const ProfileClass& a = find(pair.a);
     const ProfileClass& b = find(pair.b);
-    if (pair.score >= kAffinityScore) {
+    int strongest =
+        static_cast<int>(std::max_element(pair.peak_reduction.begin(), pair.peak_reduction.end()) -
+                         pair.peak_reduction.begin());
+    if (pair.score >= kAffinityScore || pair.peak_reduction[strongest] >= kAffinityReduction) {
       int best = static_cast<int>(
           std::max_element(pair.peak_reduction.begin(), pair.peak_reduction.end()) -
           pair.peak_reduction.begin());

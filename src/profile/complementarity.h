@@ -6,7 +6,8 @@
 // where a_d, b_d are the classes' high-quantile shapes scaled by their median level. The pair's
 // score is the mean over the dimensions both classes use. Hints follow from the table:
 //
-//   affinity       score ≥ kAffinityScore: their peaks fall at different hours or dimensions
+//   affinity       score ≥ kAffinityScore, or one dimension's peak_reduction ≥ kAffinityReduction:
+//                  their peaks fall at different hours or dimensions
 //   anti-affinity  some dimension where both have a pronounced peak (peak ≥ kPeakyRatio × mean of
 //                  the shape) and co-locating them lowers it by less than kAntiAffinityReduction:
 //                  their peaks stack
@@ -20,6 +21,7 @@
 namespace archimedes {
 
 inline constexpr float kAffinityScore = 0.10f;
+inline constexpr float kAffinityReduction = 0.20f;
 inline constexpr float kAntiAffinityReduction = 0.03f;
 inline constexpr float kPeakyRatio = 1.3f;
 
