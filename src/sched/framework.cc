@@ -4,6 +4,17 @@
 
 namespace archimedes {
 
+void FeasibilityMemo::Reset() {
+  for (NodeId n : marked_) infeasible_[n] = 0;
+  marked_.clear();
+}
+
+void FeasibilityMemo::MarkInfeasible(NodeId n, int num_nodes) {
+  if (infeasible_.size() < static_cast<size_t>(num_nodes)) infeasible_.resize(num_nodes);
+  infeasible_[n] = 1;
+  marked_.push_back(n);
+}
+
 Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
                      std::vector<WeightedScorer> scorers, SchedulerOptions options)
     : filters_(std::move(filters)),
@@ -39,15 +50,22 @@ int Scheduler::NodesToFind(int num_nodes) const {
   return std::max(n, kMinFeasibleNodesToFind);
 }
 
-NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod) {
+NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
+                           FeasibilityMemo* memo) {
   const int num_nodes = ctx.state.num_nodes();
   if (num_nodes == 0) return -1;
   const int to_find = NodesToFind(num_nodes);
   feasible_.clear();
   int processed = 0;
   for (; processed < num_nodes && static_cast<int>(feasible_.size()) < to_find; ++processed) {
-    NodeId node = (next_start_ + processed) % num_nodes;
-    if (Feasible(ctx, pod, node)) feasible_.push_back(node);
+    NodeId node = next_start_ + processed;
+    if (node >= num_nodes) node -= num_nodes;
+    if (memo != nullptr && memo->known_infeasible(node)) continue;
+    if (Feasible(ctx, pod, node)) {
+      feasible_.push_back(node);
+    } else if (memo != nullptr) {
+      memo->MarkInfeasible(node, num_nodes);
+    }
   }
   next_start_ = (next_start_ + processed) % num_nodes;
   if (feasible_.empty()) return -1;

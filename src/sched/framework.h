@@ -68,13 +68,33 @@ struct NodeExplanation {
   int64_t total = 0;
 };
 
+// Nodes already found infeasible for one pod shape. Filters only get stricter as a node fills, so
+// while nothing leaves any node, a node that failed a pod's filters fails them for an identical
+// pod too: placing the tasks of one job one by one need not filter those nodes again. The result
+// of Schedule is exactly what it would be without the memo. Reset() whenever anything is removed
+// from a node or the pod changes.
+class FeasibilityMemo {
+ public:
+  void Reset();
+  bool known_infeasible(NodeId n) const {
+    return static_cast<size_t>(n) < infeasible_.size() && infeasible_[n] != 0;
+  }
+  void MarkInfeasible(NodeId n, int num_nodes);
+
+ private:
+  friend class Scheduler;
+  std::vector<uint8_t> infeasible_;
+  std::vector<NodeId> marked_;
+};
+
 class Scheduler {
  public:
   Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScorer> scorers,
             SchedulerOptions options);
 
   // The chosen node, or -1 when no node passes the filters. No allocation per call.
-  NodeId Schedule(const SchedulingContext& ctx, const PodRequest& pod);
+  NodeId Schedule(const SchedulingContext& ctx, const PodRequest& pod,
+                  FeasibilityMemo* memo = nullptr);
 
   // Every node's filter verdict and score terms for `pod` (every node is evaluated).
   std::vector<NodeExplanation> Explain(const SchedulingContext& ctx, const PodRequest& pod) const;

@@ -86,7 +86,7 @@ class Simulation {
   bool PreemptFor(int32_t s);
   void PlaceBatch();
   bool PlaceJob(int32_t j);
-  NodeId Decide(Scheduler& scheduler, const PodRequest& pod);
+  NodeId Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo = nullptr);
   ContainerId StartTask(int32_t j, NodeId node);
   void Kill(ContainerId id);
   void UsageTick();
@@ -122,6 +122,7 @@ class Simulation {
   Resources envelope_;
   std::vector<Resources> failed_shapes_;
   std::vector<ContainerId> started_;  // reused by PlaceJob
+  FeasibilityMemo memo_;
   int64_t now_ = 0;
   int64_t end_ = 0;
   ShapeMix mix_;
@@ -200,10 +201,10 @@ PodRequest Simulation::ServicePod(int32_t s) const {
                     .max_per_node = svc.max_per_node};
 }
 
-NodeId Simulation::Decide(Scheduler& scheduler, const PodRequest& pod) {
+NodeId Simulation::Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo) {
   SchedulingContext ctx{state_};
   auto start = Clock::now();
-  NodeId node = scheduler.Schedule(ctx, pod);
+  NodeId node = scheduler.Schedule(ctx, pod, memo);
   latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   return node;
 }
@@ -506,8 +507,9 @@ bool Simulation::PlaceJob(int32_t j) {
   const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
   const int first_started_before = run.first_started;
   started_.clear();
+  memo_.Reset();  // nothing leaves a node while this job's tasks are placed
   while (run.pending > 0) {
-    NodeId node = Decide(policy_.batch, pod);
+    NodeId node = Decide(policy_.batch, pod, &memo_);
     if (node < 0) {
       AddFailedShape(job.task_requests);
       break;
