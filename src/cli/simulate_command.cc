@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct SimulateArgs {
   std::string scenario;
   std::string traces_dir = "../shared/traces";
   std::string json_path;
+  std::string record_usage_path;
   std::vector<std::string> overrides;
   std::vector<std::string> job_files;
   int64_t warmup_s = kSecondsPerDay;
@@ -80,10 +82,16 @@ int Run(const SimulateArgs& args) {
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
 
   const bool tty = isatty(STDERR_FILENO) != 0;
+  std::unique_ptr<UsageHistoryWriter> recorder;
+  if (!args.record_usage_path.empty()) {
+    recorder = std::make_unique<UsageHistoryWriter>(args.record_usage_path);
+  }
   std::vector<PolicyResult> results;
   for (const std::string& name : policies) {
     Policy policy = MakePolicy(name, args.seed);
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
+    // Service usage does not depend on placement, so one policy's run records the history.
+    if (recorder && results.empty()) options.usage_recorder = recorder.get();
     if (tty) {
       options.progress = [&name](int64_t now, int64_t end) { ShowProgress(name, now, end); };
     }
@@ -94,6 +102,7 @@ int Run(const SimulateArgs& args) {
     }
     results.push_back({name, metrics});
   }
+  if (recorder) recorder->Flush();
   std::cout << FormatTable(described, results);
   if (!args.json_path.empty()) {
     std::ofstream out(args.json_path);
@@ -131,6 +140,8 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
       ->capture_default_str();
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
+  cmd->add_option("--record-usage", args->record_usage_path,
+                  "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {
     int rc = Run(*args);
     if (rc != 0) throw CLI::RuntimeError(rc);

@@ -24,6 +24,7 @@ constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu}
 struct ServiceRun {
   int desired = 0;
   std::vector<ContainerId> running;
+  std::vector<uint8_t> slot_used;  // replica slots in use; a replacement takes the lowest free one
   bool pending_listed = false;
   // kube-scheduler's backoff for pods that could not be scheduled: 1 s doubling up to 10 s.
   int64_t backoff_s = 0;
@@ -258,6 +259,7 @@ void Simulation::Kill(ContainerId id) {
   if (c.kind == OwnerKind::kService) {
     ServiceRun& run = services_[c.owner];
     run.running.erase(std::find(run.running.begin(), run.running.end(), id));
+    run.slot_used[c.index] = 0;
     if (static_cast<int>(run.running.size()) < run.desired && !run.pending_listed) {
       run.pending_listed = true;
       pending_services_.push_back(c.owner);
@@ -387,9 +389,13 @@ void Simulation::PlaceServices() {
         if (PreemptFor(s)) continue;
         break;
       }
+      auto free_slot = std::find(run.slot_used.begin(), run.slot_used.end(), 0);
+      const int32_t slot = static_cast<int32_t>(free_slot - run.slot_used.begin());
+      if (free_slot == run.slot_used.end()) run.slot_used.push_back(0);
+      run.slot_used[slot] = 1;
       Container c{.kind = OwnerKind::kService,
                   .owner = s,
-                  .index = static_cast<int32_t>(run.running.size()),
+                  .index = slot,
                   .node = node,
                   .requests = pod.requests,
                   .priority = pod.priority,
@@ -569,6 +575,8 @@ void Simulation::UsageTick() {
   unpark_all_ = true;
   dirty_ = true;
   const bool measuring = now_ >= options_.warmup_s;
+  const bool recording =
+      options_.usage_recorder != nullptr && now_ % options_.record_interval_s == 0;
   std::array<double, kNumDims> usage_total{}, capacity_total{};
   std::vector<ContainerId> oom_order;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
@@ -587,6 +595,10 @@ void Simulation::UsageTick() {
                     : TaskUsage(workload_.jobs[c.owner]);
       Usage& sum = c.kind == OwnerKind::kService ? service_usage : batch_usage;
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
+      if (recording && c.kind == OwnerKind::kService) {
+        const Service& svc = workload_.services[c.owner];
+        options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
+      }
     }
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());
     const double cpu_demand = service_usage[0] + batch_usage[0];
@@ -648,6 +660,7 @@ void Simulation::UsageTick() {
           static_cast<double>(state_.containers_on(n).size()) * static_cast<double>(options_.tick_s);
     }
   }
+  if (options_.on_tick) options_.on_tick(now_, state_);
   if (!measuring) return;
   for (int d = 0; d < kNumDims; ++d) {
     if (capacity_total[d] > 0) utilization_sum_[d] += usage_total[d] / capacity_total[d];

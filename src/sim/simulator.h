@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <functional>
 
+#include "model/cluster_state.h"
 #include "model/workload.h"
 #include "sched/policy.h"
 #include "sim/metrics.h"
+#include "trace/usage_history.h"
 
 namespace archimedes {
 
@@ -33,6 +35,12 @@ struct SimOptions {
   int64_t min_patience_s = 600;
   // Called about every simulated hour with (now, end).
   std::function<void(int64_t, int64_t)> progress;
+  // Called after every usage tick with the cluster as it stands.
+  std::function<void(int64_t, const ClusterState&)> on_tick;
+  // When set, every service replica's usage is written to it every `record_interval_s`, as
+  // app = the service's app and container = "<service>-<replica slot>".
+  UsageHistoryWriter* usage_recorder = nullptr;
+  int64_t record_interval_s = 300;
 };
 
 // Replays `scenario` under `policy`. Throws std::invalid_argument when an event names an unknown

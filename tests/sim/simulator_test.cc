@@ -1,0 +1,212 @@
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "sched/policy.h"
+#include "sim/generator.h"
+#include "trace/usage_history.h"
+
+namespace archimedes {
+namespace {
+
+Scenario SmallScenario(int nodes = 30, int days = 1, uint64_t seed = 3) {
+  GeneratorParams p;
+  p.nodes = nodes;
+  p.days = days;
+  p.seed = seed;
+  return GenerateScenario(p);
+}
+
+SimOptions QuickOptions() {
+  SimOptions o;
+  o.warmup_s = 6 * 3600;
+  return o;
+}
+
+Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
+  return Node{.name = std::move(name),
+              .capacity = Resources::Of(cpu, memory),
+              .allocatable = Resources::Of(cpu, memory)};
+}
+
+TEST(SimulatorTest, KubernetesPoliciesNeverOvercommitRequests) {
+  Scenario scenario = SmallScenario();
+  for (const std::string& name : {"k8s-default", "k8s-binpack"}) {
+    Policy policy = MakePolicy(name, 1);
+    SimOptions options = QuickOptions();
+    int64_t checks = 0;
+    options.on_tick = [&](int64_t, const ClusterState& state) {
+      for (NodeId n = 0; n < state.num_nodes(); ++n) {
+        for (Dim d : {Dim::kCpu, Dim::kMemory, Dim::kGpu}) {
+          ASSERT_LE(state.requested(n)[d], state.allocatable(n)[d]) << name << " node " << n;
+        }
+        ++checks;
+      }
+    };
+    Simulate(scenario, policy, options);
+    EXPECT_GT(checks, 0);
+  }
+}
+
+TEST(SimulatorTest, EveryTaskEndsUpInExactlyOneState) {
+  Scenario scenario = SmallScenario();
+  Policy policy = MakePolicy("k8s-default", 1);
+  Metrics m = Simulate(scenario, policy, QuickOptions());
+  int64_t submitted = 0;
+  for (const BatchJob& j : scenario.workload.jobs) submitted += j.tasks;
+  EXPECT_EQ(m.tasks_submitted, submitted);
+  EXPECT_EQ(m.tasks_finished + m.tasks_running + m.tasks_queued + m.tasks_failed, submitted);
+  EXPECT_GT(m.tasks_finished, 0);
+}
+
+TEST(SimulatorTest, SameSeedGivesSameMetrics) {
+  Scenario scenario = SmallScenario();
+  Policy a = MakePolicy("k8s-default", 7);
+  Policy b = MakePolicy("k8s-default", 7);
+  Metrics x = Simulate(scenario, a, QuickOptions());
+  Metrics y = Simulate(scenario, b, QuickOptions());
+  EXPECT_EQ(x.utilization, y.utilization);
+  EXPECT_EQ(x.allocation_rate, y.allocation_rate);
+  EXPECT_EQ(x.fragmentation_rate, y.fragmentation_rate);
+  EXPECT_EQ(x.tasks_finished, y.tasks_finished);
+  EXPECT_EQ(x.wait_p99_s, y.wait_p99_s);
+  EXPECT_EQ(x.sla_all, y.sla_all);
+  EXPECT_EQ(x.decisions, y.decisions);
+}
+
+TEST(SimulatorTest, MetricsAreFractionsAndPoliciesDiffer) {
+  Scenario scenario = SmallScenario();
+  Policy spread = MakePolicy("k8s-default", 1);
+  Policy pack = MakePolicy("k8s-binpack", 1);
+  Metrics s = Simulate(scenario, spread, QuickOptions());
+  Metrics p = Simulate(scenario, pack, QuickOptions());
+  for (const Metrics* m : {&s, &p}) {
+    for (double v : {m->allocation_rate[0], m->utilization[0], m->fragmentation_rate,
+                     m->hot_node_time, m->sla_all, m->started_within_tolerance}) {
+      EXPECT_GE(v, 0.0);
+      EXPECT_LE(v, 1.0);
+    }
+    EXPECT_GT(m->utilization[0], 0.05);
+    EXPECT_GT(m->latency_p99_us, 0.0);
+  }
+  EXPECT_NE(s.tasks_finished, p.tasks_finished);
+}
+
+TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
+  Scenario scenario;
+  scenario.duration_s = 4 * 3600;
+  scenario.nodes = {MakeNode("a", 4000, 8LL << 30), MakeNode("b", 4000, 8LL << 30)};
+  Service web{.name = "web", .app = "web", .replicas = 2,
+              .requests = Resources::Of(1000, 1LL << 30), .priority = 100};
+  web.sla.availability = 0.999;
+  scenario.workload.services.push_back(web);
+  scenario.workload.node_events.push_back({.time = 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
+  Policy policy = MakePolicy("k8s-default", 1);
+  SimOptions options;
+  options.warmup_s = 0;
+  int64_t replicas_on_b_after_failure = 0;
+  options.on_tick = [&](int64_t now, const ClusterState& state) {
+    if (now == 2 * 3600) replicas_on_b_after_failure = state.containers_on(1).size();
+  };
+  Metrics m = Simulate(scenario, policy, options);
+  EXPECT_EQ(replicas_on_b_after_failure, 2);
+  EXPECT_EQ(m.failure_kills, 1);
+  EXPECT_EQ(m.services_counted, 1);
+}
+
+TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
+  Scenario scenario;
+  scenario.duration_s = 3600;
+  scenario.nodes = {MakeNode("a", 8000, 4LL << 30)};
+  Service hog{.name = "hog", .app = "hog", .replicas = 1,
+              .requests = Resources::Of(1000, 1LL << 30), .priority = 100};
+  hog.usage.step_seconds = 300;
+  hog.usage.values[0] = std::vector<float>(12, 500.0f);
+  hog.usage.values[1] = std::vector<float>(12, 3.5f * (1LL << 30));
+  scenario.workload.services.push_back(hog);
+  scenario.workload.jobs.push_back(BatchJob{.name = "batch", .submit_time = 60,
+                                            .tasks = 1, .task_requests = Resources::Of(1000, 2LL << 30),
+                                            .duration_estimate_s = 1800, .duration_s = 1800,
+                                            .utilization = 1.0, .delay_tolerance_s = 600});
+  Policy policy = MakePolicy("k8s-default", 1);
+  SimOptions options;
+  options.warmup_s = 0;
+  bool service_always_there = true;
+  options.on_tick = [&](int64_t now, const ClusterState& state) {
+    bool found = false;
+    for (ContainerId id : state.containers_on(0)) found |= state.container(id).kind == OwnerKind::kService;
+    service_always_there &= found || now == 0;
+  };
+  Metrics m = Simulate(scenario, policy, options);
+  EXPECT_GE(m.oom_kills, 1);
+  EXPECT_EQ(m.tasks_finished, 0);  // the batch task is the one killed, again and again
+  EXPECT_TRUE(service_always_there);  // the service is never the victim
+}
+
+TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
+  Scenario scenario;
+  scenario.duration_s = 2 * 3600;
+  scenario.nodes = {MakeNode("a", 2000, 8LL << 30)};
+  Service busy{.name = "busy", .app = "busy", .replicas = 1,
+               .requests = Resources::Of(500, 1LL << 30), .priority = 100};
+  busy.usage.step_seconds = 300;
+  busy.usage.values[0] = std::vector<float>(12, 1500.0f);  // uses 3x its request
+  busy.usage.values[1] = std::vector<float>(12, 1.0f * (1LL << 30));
+  scenario.workload.services.push_back(busy);
+  scenario.workload.jobs.push_back(BatchJob{.name = "batch", .submit_time = 0, .tasks = 1,
+                                            .task_requests = Resources::Of(1000, 1LL << 30),
+                                            .duration_estimate_s = 600, .duration_s = 600,
+                                            .utilization = 1.0, .delay_tolerance_s = 60});
+  Policy policy = MakePolicy("k8s-default", 1);
+  SimOptions options;
+  options.warmup_s = 0;
+  int64_t finished_at = -1;
+  options.on_tick = [&](int64_t now, const ClusterState& state) {
+    if (finished_at < 0 && state.num_containers() == 1 && now > 0) finished_at = now;
+  };
+  Metrics m = Simulate(scenario, policy, options);
+  EXPECT_EQ(m.tasks_finished, 1);
+  // The service leaves 500m of 2000m: the task runs at half speed, 1200 s instead of 600 s.
+  EXPECT_GE(finished_at, 1200);
+  EXPECT_LE(finished_at, 1300);
+  EXPECT_GT(m.hot_node_time, 0.1);
+}
+
+TEST(SimulatorTest, UnknownNodeInEventIsRejected) {
+  Scenario scenario;
+  scenario.nodes = {MakeNode("a", 1000, 1LL << 30)};
+  scenario.workload.node_events.push_back({.time = 10, .kind = NodeEvent::Kind::kFail, .node = "zz"});
+  Policy policy = MakePolicy("k8s-default", 1);
+  try {
+    Simulate(scenario, policy, SimOptions{});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("\"zz\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimulatorTest, RecordsServiceUsageHistory) {
+  Scenario scenario = SmallScenario(10, 1, 5);
+  scenario.duration_s = 3600;
+  std::string path = ::testing::TempDir() + "/history.csv";
+  {
+    UsageHistoryWriter writer(path);
+    Policy policy = MakePolicy("k8s-default", 1);
+    SimOptions options = QuickOptions();
+    options.usage_recorder = &writer;
+    Simulate(scenario, policy, options);
+  }
+  UsageHistoryReader reader(path);
+  int64_t rows = 0;
+  while (reader.Next()) {
+    ++rows;
+    EXPECT_EQ(reader.record().time % 300, 0);
+  }
+  EXPECT_GT(rows, 0);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace archimedes
