@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include "sched/framework.h"
+#include "sched/plugins/max_per_node.h"
+#include "sched/plugins/node_ready.h"
+#include "sched/plugins/node_resources_fit.h"
+#include "sched/plugins/resource_allocation.h"
+#include "sched/policy.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int64_t kGi = 1LL << 30;
+
+Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
+  return Node{.name = std::move(name),
+              .capacity = Resources::Of(cpu, memory),
+              .allocatable = Resources::Of(cpu, memory)};
+}
+
+TEST(KubernetesPluginsTest, PerResourceFormulasMatchKubeScheduler) {
+  EXPECT_EQ(LeastRequestedScore(3000, 4000), 25);
+  EXPECT_EQ(LeastRequestedScore(5000, 4000), 0);
+  EXPECT_EQ(LeastRequestedScore(0, 0), 0);
+  EXPECT_EQ(MostRequestedScore(3000, 4000), 75);
+  EXPECT_EQ(MostRequestedScore(5000, 4000), 100);  // capped at capacity
+  EXPECT_EQ(LeastRequestedScore(1, 3), 66);         // integer division, as in Go
+}
+
+// A node of 4 cores and 10 GiB with 3 cores and 5 GiB requested once the pod is counted.
+TEST(KubernetesPluginsTest, ScoresIncludeTheIncomingPod) {
+  ClusterState state({MakeNode("n", 4000, 10 * kGi)});
+  state.Add({.node = 0, .requests = Resources::Of(2000, 3 * kGi)});
+  SchedulingContext ctx{state};
+  PodRequest pod{.requests = Resources::Of(1000, 2 * kGi)};
+  // cpu (4000-3000)*100/4000 = 25, memory (10-5)*100/10 = 50 → (25+50)/2 = 37.
+  EXPECT_EQ(LeastAllocated().Score(ctx, pod, 0), 37);
+  // cpu 75, memory 50 → 62.
+  EXPECT_EQ(MostAllocated().Score(ctx, pod, 0), 62);
+  // fractions 0.75 and 0.5: std = 0.125 → (1 − 0.125) × 100 = 87.
+  EXPECT_EQ(BalancedAllocation().Score(ctx, pod, 0), 87);
+}
+
+TEST(KubernetesPluginsTest, PodWithoutRequestsCountsAsNonZeroDefaults) {
+  ClusterState state({MakeNode("n", 1000, 1000LL * 1024 * 1024)});
+  SchedulingContext ctx{state};
+  PodRequest empty{};
+  // 100m of 1000m → cpu 90; 200Mi of 1000Mi → memory 80; (90+80)/2 = 85.
+  EXPECT_EQ(LeastAllocated().Score(ctx, empty, 0), 85);
+}
+
+TEST(KubernetesPluginsTest, FitFiltersOnCpuMemoryAndGpuOnly) {
+  ClusterState state({MakeNode("n", 4000, 8 * kGi)});
+  state.Add({.node = 0, .requests = Resources::Of(3000, 4 * kGi)});
+  SchedulingContext ctx{state};
+  NodeResourcesFit fit;
+  EXPECT_TRUE(fit.Filter(ctx, {.requests = Resources::Of(1000, 4 * kGi)}, 0));
+  EXPECT_FALSE(fit.Filter(ctx, {.requests = Resources::Of(1001, 1)}, 0));
+  EXPECT_FALSE(fit.Filter(ctx, {.requests = Resources::Of(1, 4 * kGi + 1)}, 0));
+  EXPECT_FALSE(fit.Filter(ctx, {.requests = Resources::Of(1, 1, 0, 0, 1000)}, 0));  // no GPU
+  // Disk and network bandwidth are unknown to kube-scheduler.
+  EXPECT_TRUE(fit.Filter(ctx, {.requests = Resources::Of(1, 1, 1LL << 40, 1LL << 40)}, 0));
+}
+
+TEST(KubernetesPluginsTest, NotReadyNodesAndSpreadLimits) {
+  ClusterState state({MakeNode("a", 4000, 8 * kGi), MakeNode("b", 4000, 8 * kGi)});
+  state.SetCondition(1, NodeCondition::kNotReady);
+  state.Add({.kind = OwnerKind::kService, .owner = 7, .node = 0});
+  SchedulingContext ctx{state};
+  EXPECT_TRUE(NodeReady().Filter(ctx, {}, 0));
+  EXPECT_FALSE(NodeReady().Filter(ctx, {}, 1));
+  PodRequest pod{.kind = OwnerKind::kService, .owner = 7, .max_per_node = 1};
+  EXPECT_FALSE(MaxPerNode().Filter(ctx, pod, 0));
+  pod.max_per_node = 2;
+  EXPECT_TRUE(MaxPerNode().Filter(ctx, pod, 0));
+  pod.owner = 8;
+  pod.max_per_node = 1;
+  EXPECT_TRUE(MaxPerNode().Filter(ctx, pod, 0));
+}
+
+TEST(KubernetesPluginsTest, DefaultSpreadsAndBinpackPacks) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 5; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
+  for (const char* name : {"k8s-default", "k8s-binpack"}) {
+    ClusterState state(nodes);
+    Policy policy = MakePolicy(name, 1);
+    PodRequest pod{.requests = Resources::Of(1000, 4 * kGi)};
+    for (int i = 0; i < 5; ++i) {
+      NodeId n = policy.services.Schedule(SchedulingContext{state}, pod);
+      ASSERT_GE(n, 0);
+      state.Add({.node = n, .requests = pod.requests});
+    }
+    int used = 0;
+    for (NodeId n = 0; n < 5; ++n) used += !state.containers_on(n).empty();
+    EXPECT_EQ(used, std::string(name) == "k8s-default" ? 5 : 1) << name;
+  }
+}
+
+TEST(KubernetesPluginsTest, PercentageOfNodesToScoreAndMemoKeepTheChoice) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 1000; ++i) {
+    nodes.push_back(MakeNode("n" + std::to_string(i), 4000 + 1000 * (i % 7), 16 * kGi));
+  }
+  ClusterState with_memo(nodes), without_memo(nodes);
+  Policy a = MakePolicy("k8s-default", 3), b = MakePolicy("k8s-default", 3);
+  FeasibilityMemo memo;
+  PodRequest pod{.requests = Resources::Of(3000, 2 * kGi)};
+  for (int i = 0; i < 3000; ++i) {
+    NodeId x = a.batch.Schedule(SchedulingContext{with_memo}, pod, &memo);
+    NodeId y = b.batch.Schedule(SchedulingContext{without_memo}, pod);
+    ASSERT_EQ(x, y) << "placement " << i;
+    if (x < 0) break;
+    with_memo.Add({.node = x, .requests = pod.requests});
+    without_memo.Add({.node = y, .requests = pod.requests});
+  }
+}
+
+TEST(KubernetesPluginsTest, UnknownPolicyNamesTheKnownOnes) {
+  try {
+    MakePolicy("k8s-fancy", 1);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("k8s-default"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace archimedes
