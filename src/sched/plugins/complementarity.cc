@@ -1,0 +1,94 @@
+#include "sched/plugins/complementarity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sched/predicted_load.h"
+
+namespace archimedes {
+
+ClassComplementarity::ClassComplementarity(const std::vector<ClassPair>& pairs) {
+  for (const ClassPair& p : pairs) size_ = std::max({size_, p.a + 1, p.b + 1});
+  scores_.assign(static_cast<size_t>(size_) * size_, 0.0f);
+  for (const ClassPair& p : pairs) {
+    if (p.a < 0 || p.b < 0) continue;
+    scores_[static_cast<size_t>(p.a) * size_ + p.b] = p.score;
+    scores_[static_cast<size_t>(p.b) * size_ + p.a] = p.score;
+  }
+}
+
+ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const PodRequest& pod,
+                                            NodeId node) const {
+  ComplementarityTerms t;
+  const PredictedLoad* load = ctx.predicted;
+  if (load == nullptr) return t;
+  const Demand demand = load->DemandOf(pod);
+  const bool empty = load->residents(node) == 0;
+  const int bins = load->bins();
+  double weighted = 0, weights = 0;
+  for (int d = 0; d < kNumDims; ++d) {
+    const float limit = load->limit(node, static_cast<Dim>(d));
+    const float p = demand.peak[d];
+    const float node_peak = load->peak(node, static_cast<Dim>(d));
+    t.node_peak[d] = node_peak;
+    t.pod_peak[d] = p;
+    if (p == 0.0f || limit == 0.0f) continue;
+    float after;
+    if (empty) {
+      after = p;
+    } else if (demand.curve == nullptr) {
+      after = node_peak + p;
+    } else {
+      const float* u = load->usage(node, static_cast<Dim>(d)).data();
+      const float* c = demand.curve + static_cast<size_t>(d) * bins;
+      after = 0.0f;
+      for (int b = 0; b < bins; ++b) after = std::max(after, u[b] + c[b]);
+    }
+    t.rise[d] = std::clamp(after - node_peak, 0.0f, p);
+    t.weight[d] = p / limit;
+    weighted += t.weight[d] * (1.0 - static_cast<double>(t.rise[d]) / p);
+    weights += t.weight[d];
+  }
+  t.curve_score = weights > 0 ? weighted / weights : 1.0;
+  t.class_score = t.curve_score;
+  const int32_t pod_class = pod.kind == OwnerKind::kService ? load->service_class(pod.owner) : -1;
+  if (class_bonus_ > 0 && pod_class >= 0 && !classes_.empty()) {
+    double sum = 0;
+    for (ContainerId id : ctx.state.containers_on(node)) {
+      const Container& c = ctx.state.container(id);
+      if (c.kind != OwnerKind::kService) continue;
+      const int32_t other = load->service_class(c.owner);
+      if (other < 0) continue;
+      sum += std::min(1.0, 2.0 * classes_.score(pod_class, other));
+      ++t.classed_neighbours;
+    }
+    if (t.classed_neighbours > 0) t.class_score = sum / t.classed_neighbours;
+  }
+  const double total = (1.0 - class_bonus_) * t.curve_score + class_bonus_ * t.class_score;
+  t.score = std::llround(total * static_cast<double>(kMaxNodeScore));
+  return t;
+}
+
+int64_t Complementarity::Score(const SchedulingContext& ctx, const PodRequest& pod,
+                               NodeId node) const {
+  return Terms(ctx, pod, node).score;
+}
+
+std::string DescribeComplementarity(const ComplementarityTerms& t) {
+  std::string out;
+  char buf[160];
+  for (int d = 0; d < kNumDims; ++d) {
+    if (t.weight[d] == 0.0f) continue;
+    std::snprintf(buf, sizeof buf, "%s%s peak %.4g -> %.4g (+%.0f%% of its own %.4g)",
+                  out.empty() ? "" : ", ", std::string(DimName(static_cast<Dim>(d))).c_str(),
+                  t.node_peak[d], t.node_peak[d] + t.rise[d],
+                  t.pod_peak[d] > 0 ? 100.0 * t.rise[d] / t.pod_peak[d] : 0.0, t.pod_peak[d]);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "; curve %.2f, class %.2f over %d classed neighbours", t.curve_score,
+                t.class_score, t.classed_neighbours);
+  return out + buf;
+}
+
+}  // namespace archimedes

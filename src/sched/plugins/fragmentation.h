@@ -1,0 +1,52 @@
+// Scorer of DESIGN §4 "fragmentation": prefer the placement that increases the fleet's unusable
+// free capacity least, by the fragmentation metric of DESIGN §5 (src/sim/metrics.h,
+// FragmentationRate), evaluated on the candidate node before and after the container is added.
+//
+// A node's free vector f = max(0, allocatable − requested). Its weight W(f) = f.cpu ÷ Σcpu +
+// f.memory ÷ Σmemory (shares of the fleet's allocatable) and the share of the task-shape mix that
+// cannot use it U(f) = Σ weights of the shapes that do not fit f. Its unusable capacity is
+// W(f) × U(f), and the placement changes it by Δ = W(f')U(f') − W(f)U(f), f' = f − requests.
+// Δ lies in [−Wmax, Wmax] (Wmax: the largest node's W(allocatable)), and the score is
+// 50 × (1 − Δ / Wmax): 50 when nothing changes, above 50 when the container fills a fragment
+// no shape could use, below when it leaves one behind.
+#ifndef ARCHIMEDES_SCHED_PLUGINS_FRAGMENTATION_H_
+#define ARCHIMEDES_SCHED_PLUGINS_FRAGMENTATION_H_
+
+#include <utility>
+#include <vector>
+
+#include "sched/framework.h"
+
+namespace archimedes {
+
+// Request vectors of the observed task-shape mix and their weights (summing to 1), as
+// ShapeMix::shapes() in src/sim/metrics.h.
+using TaskShapeMix = std::vector<std::pair<Resources, double>>;
+
+struct FragmentationTerms {
+  double unusable_before = 0;  // W(f) × U(f), in shares of the fleet's cpu + memory
+  double unusable_after = 0;
+  double max_node_weight = 0;
+  int64_t score = kMaxNodeScore / 2;
+};
+
+class Fragmentation : public ScorePlugin {
+ public:
+  explicit Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {}
+  std::string_view name() const override { return "Fragmentation"; }
+  int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  FragmentationTerms Terms(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
+
+ private:
+  void RefreshTotals(const ClusterState& state) const;
+  double Unusable(const Resources& free) const;
+
+  TaskShapeMix mix_;
+  // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
+  mutable int totals_nodes_ = -1;
+  mutable double total_cpu_ = 0, total_memory_ = 0, max_weight_ = 0;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SCHED_PLUGINS_FRAGMENTATION_H_

@@ -1,0 +1,219 @@
+#include "sched/predicted_load.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sched/framework.h"
+
+namespace archimedes {
+namespace {
+
+Demand FlatDemand(const Resources& requests) {
+  Demand d;
+  for (int i = 0; i < kNumDims; ++i) d.peak[i] = static_cast<float>(requests.amount[i]);
+  return d;
+}
+
+}  // namespace
+
+PredictedLoad::PredictedLoad(const std::vector<Node>& nodes, int bins, double buffer)
+    : bins_(bins), buffer_(buffer) {
+  if (bins <= 0 || kSecondsPerDay % bins != 0) {
+    throw std::invalid_argument("PredictedLoad: bins must divide 86400");
+  }
+  if (buffer < 0 || buffer >= 1) throw std::invalid_argument("PredictedLoad: buffer not in [0, 1)");
+  for (const Node& node : nodes) AddNode(node);
+}
+
+int PredictedLoad::BinAt(int64_t t) const {
+  int64_t s = t % kSecondsPerDay;
+  if (s < 0) s += kSecondsPerDay;
+  return static_cast<int>(s / (kSecondsPerDay / bins_));
+}
+
+NodeId PredictedLoad::AddNode(const Node& node) {
+  const NodeId n = num_nodes();
+  usage_.resize(usage_.size() + static_cast<size_t>(kNumDims) * bins_, 0.0f);
+  peak_.resize(peak_.size() + kNumDims, 0.0f);
+  for (int i = 0; i < kNumDims; ++i) {
+    limit_.push_back(static_cast<float>(static_cast<double>(node.capacity.amount[i]) *
+                                        (1.0 - buffer_)));
+  }
+  residents_.push_back(0);
+  node_zone_.push_back(DomainId(node.zone, zone_ids_, zone_names_, app_zone_, service_zone_));
+  node_pod_.push_back(DomainId(node.pod, pod_ids_, pod_names_, app_pod_, service_pod_));
+  ++version_;
+  return n;
+}
+
+int32_t PredictedLoad::DomainId(const std::string& name,
+                                std::unordered_map<std::string, int32_t>& ids,
+                                std::vector<std::string>& names,
+                                std::vector<std::vector<int32_t>>& app_counts,
+                                std::vector<std::vector<int32_t>>& service_counts) {
+  auto [it, inserted] = ids.try_emplace(name, static_cast<int32_t>(names.size()));
+  if (inserted) {
+    names.push_back(name);
+    app_counts.emplace_back(num_apps_, 0);
+    service_counts.emplace_back(service_app_.size(), 0);
+  }
+  return it->second;
+}
+
+CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& curves) {
+  const CurveId id = static_cast<CurveId>(curve_peak_.size());
+  std::array<float, kNumDims> peak{};
+  for (int d = 0; d < kNumDims; ++d) {
+    const DailyCurve& src = curves[d];
+    const int src_bins = src.bins();
+    for (int b = 0; b < bins_; ++b) {
+      // Source bins overlapping [b, b+1) of ours, in units of 1 / (bins_ × src_bins) of a day.
+      const int first = static_cast<int>(static_cast<int64_t>(b) * src_bins / bins_);
+      const int last = static_cast<int>((static_cast<int64_t>(b + 1) * src_bins - 1) / bins_);
+      float v = 0.0f;
+      for (int s = first; s <= last; ++s) v = std::max(v, src[s]);
+      curves_.push_back(v);
+      peak[d] = std::max(peak[d], v);
+    }
+  }
+  curve_peak_.push_back(peak);
+  return id;
+}
+
+std::span<const float> PredictedLoad::curve(CurveId id, Dim d) const {
+  return {&curves_[(static_cast<size_t>(id) * kNumDims + static_cast<size_t>(d)) * bins_],
+          static_cast<size_t>(bins_)};
+}
+
+void PredictedLoad::SetService(int32_t service, int32_t app, CurveId curve, int32_t profile_class) {
+  if (service >= num_services()) {
+    service_app_.resize(service + 1, -1);
+    service_curve_.resize(service + 1, kNoCurve);
+    service_class_.resize(service + 1, -1);
+    for (auto& counts : service_zone_) counts.resize(service + 1, 0);
+    for (auto& counts : service_pod_) counts.resize(service + 1, 0);
+  }
+  if (app >= num_apps_) {
+    num_apps_ = app + 1;
+    for (auto& counts : app_zone_) counts.resize(num_apps_, 0);
+    for (auto& counts : app_pod_) counts.resize(num_apps_, 0);
+  }
+  service_app_[service] = app;
+  service_curve_[service] = curve;
+  service_class_[service] = profile_class;
+}
+
+int32_t PredictedLoad::service_app(int32_t service) const {
+  return service < num_services() ? service_app_[service] : -1;
+}
+
+CurveId PredictedLoad::service_curve(int32_t service) const {
+  return service < num_services() ? service_curve_[service] : kNoCurve;
+}
+
+int32_t PredictedLoad::service_class(int32_t service) const {
+  return service < num_services() ? service_class_[service] : -1;
+}
+
+Demand PredictedLoad::DemandOf(const PodRequest& pod) const {
+  if (pod.kind == OwnerKind::kService) {
+    const CurveId id = service_curve(pod.owner);
+    if (id != kNoCurve) {
+      return Demand{.curve = &curves_[static_cast<size_t>(id) * kNumDims * bins_],
+                    .peak = curve_peak_[id]};
+    }
+  }
+  return FlatDemand(pod.requests);
+}
+
+Demand PredictedLoad::DemandOf(const Container& c) const {
+  return DemandOf(PodRequest{.requests = c.requests, .kind = c.kind, .owner = c.owner});
+}
+
+void PredictedLoad::Add(NodeId n, const Demand& demand) {
+  for (int d = 0; d < kNumDims; ++d) {
+    if (demand.peak[d] == 0.0f) continue;
+    float* u = &usage_[Offset(n, static_cast<Dim>(d))];
+    float peak = 0.0f;
+    if (demand.curve == nullptr) {
+      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] += demand.peak[d]);
+    } else {
+      const float* c = demand.curve + static_cast<size_t>(d) * bins_;
+      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] += c[b]);
+    }
+    peak_[n * kNumDims + d] = peak;
+  }
+  ++residents_[n];
+}
+
+void PredictedLoad::Remove(NodeId n, const Demand& demand) {
+  if (--residents_[n] == 0) {
+    // Exact zero: repeated float additions and subtractions would otherwise leave dust.
+    std::fill_n(&usage_[Offset(n, Dim::kCpu)], static_cast<size_t>(kNumDims) * bins_, 0.0f);
+    std::fill_n(&peak_[n * kNumDims], kNumDims, 0.0f);
+    return;
+  }
+  for (int d = 0; d < kNumDims; ++d) {
+    if (demand.peak[d] == 0.0f) continue;
+    float* u = &usage_[Offset(n, static_cast<Dim>(d))];
+    float peak = 0.0f;
+    if (demand.curve == nullptr) {
+      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] -= demand.peak[d]);
+    } else {
+      const float* c = demand.curve + static_cast<size_t>(d) * bins_;
+      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] -= c[b]);
+    }
+    peak_[n * kNumDims + d] = peak;
+  }
+}
+
+void PredictedLoad::Count(const Container& c, int delta) {
+  ++version_;
+  if (c.kind != OwnerKind::kService || c.owner >= num_services()) return;
+  const int32_t zone = node_zone_[c.node], pod = node_pod_[c.node];
+  service_zone_[zone][c.owner] += delta;
+  service_pod_[pod][c.owner] += delta;
+  const int32_t app = service_app_[c.owner];
+  if (app < 0) return;
+  app_zone_[zone][app] += delta;
+  app_pod_[pod][app] += delta;
+}
+
+void PredictedLoad::AddContainer(const Container& c) {
+  Add(c.node, DemandOf(c));
+  Count(c, +1);
+}
+
+void PredictedLoad::RemoveContainer(const Container& c) {
+  Remove(c.node, DemandOf(c));
+  Count(c, -1);
+}
+
+void PredictedLoad::ClearResidents() {
+  std::fill(usage_.begin(), usage_.end(), 0.0f);
+  std::fill(peak_.begin(), peak_.end(), 0.0f);
+  std::fill(residents_.begin(), residents_.end(), 0);
+  for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
+    for (auto& counts : *table) std::fill(counts.begin(), counts.end(), 0);
+  }
+  ++version_;
+}
+
+void PredictedLoad::FreeCurve(NodeId n, Dim d, std::span<float> out) const {
+  const float* u = &usage_[Offset(n, d)];
+  const float lim = limit(n, d);
+  for (int b = 0; b < bins_; ++b) out[b] = lim - u[b];
+}
+
+float PredictedLoad::MinFree(NodeId n, Dim d, int first_bin, int num_bins) const {
+  const float* u = &usage_[Offset(n, d)];
+  float most = 0.0f;
+  int b = ((first_bin % bins_) + bins_) % bins_;
+  for (int i = 0; i < std::min(num_bins, bins_); ++i) {
+    most = std::max(most, u[b]);
+    if (++b == bins_) b = 0;
+  }
+  return limit(n, d) - most;
+}
+
+}  // namespace archimedes

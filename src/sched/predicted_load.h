@@ -1,0 +1,149 @@
+// The predicted usage of every node over one day (DESIGN §2 "ClusterState", §4): per node, per
+// dimension and per time bin, the sum of its residents' high-quantile profile curves, in one
+// contiguous float array (nodes × dims × bins), with each node's per-dimension peak over the day
+// (its envelope) kept up to date. A resident without a profile counts its requests flat.
+//
+// Curves are registered once (AddCurve) and services are mapped to their curve, application and
+// class once (SetService), so a decision looks nothing up by name. Add and Remove cost
+// O(bins × dims). Every node also has a limit per dimension, capacity × (1 − buffer): predicted
+// usage above it would enter the burst buffer. A dimension whose capacity is zero is not modelled
+// on that node (its limit is zero and the placement checks skip it).
+//
+// Besides load, the residents' applications and services are counted per topology domain (zone,
+// POD) so that affinity and spread rules need no scan of the fleet.
+//
+// Not thread-safe; the driver updates it whenever a container is added to or removed from the
+// ClusterState it mirrors (AddContainer / RemoveContainer).
+#ifndef ARCHIMEDES_SCHED_PREDICTED_LOAD_H_
+#define ARCHIMEDES_SCHED_PREDICTED_LOAD_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/cluster_state.h"
+#include "model/curve.h"
+#include "model/node.h"
+#include "model/resources.h"
+
+namespace archimedes {
+
+struct PodRequest;
+
+using CurveId = int32_t;
+inline constexpr CurveId kNoCurve = -1;
+
+// What one container is predicted to use: a registered curve, or its requests flat (curve ==
+// nullptr). `peak` is the per-dimension maximum either way.
+struct Demand {
+  const float* curve = nullptr;  // kNumDims × bins, dimension-major; nullptr = flat at `peak`
+  std::array<float, kNumDims> peak{};
+};
+
+class PredictedLoad {
+ public:
+  PredictedLoad(const std::vector<Node>& nodes, int bins = DailyCurve::kDefaultBins,
+                double buffer = 0.10);
+
+  int bins() const { return bins_; }
+  double buffer() const { return buffer_; }
+  int num_nodes() const { return static_cast<int>(residents_.size()); }
+  // The bin that holds time `t` (seconds, periodic over a day).
+  int BinAt(int64_t t) const;
+
+  // Takes the next node id, as ClusterState::AddNode does.
+  NodeId AddNode(const Node& node);
+
+  // Registers per-dimension curves (any bin count dividing a day; resampled to bins() taking the
+  // maximum of the overlapping source bins, so the prediction never drops a peak).
+  CurveId AddCurve(const std::array<DailyCurve, kNumDims>& curves);
+  std::span<const float> curve(CurveId id, Dim d) const;
+  const std::array<float, kNumDims>& curve_peak(CurveId id) const { return curve_peak_[id]; }
+
+  // Service `service` belongs to application `app` (a dense index chosen by the caller), is
+  // predicted by `curve` (kNoCurve = its requests, flat) and has profile class `profile_class`
+  // (-1 = unknown).
+  void SetService(int32_t service, int32_t app, CurveId curve, int32_t profile_class = -1);
+  int32_t service_app(int32_t service) const;
+  CurveId service_curve(int32_t service) const;
+  int32_t service_class(int32_t service) const;
+  int num_services() const { return static_cast<int>(service_app_.size()); }
+  int num_apps() const { return num_apps_; }
+
+  // What `pod` (or a resident container) is predicted to use.
+  Demand DemandOf(const PodRequest& pod) const;
+  Demand DemandOf(const Container& c) const;
+
+  // Adds or removes a demand on node `n`: O(bins × dims).
+  void Add(NodeId n, const Demand& demand);
+  void Remove(NodeId n, const Demand& demand);
+  // Add / Remove of the container's demand on c.node, and of its topology counts.
+  void AddContainer(const Container& c);
+  void RemoveContainer(const Container& c);
+  // Forgets every resident (loads and counts), keeping nodes, curves and services.
+  void ClearResidents();
+
+  // Predicted usage of node `n` in dimension `d`, one value per bin.
+  std::span<const float> usage(NodeId n, Dim d) const {
+    return {&usage_[Offset(n, d)], static_cast<size_t>(bins_)};
+  }
+  float peak(NodeId n, Dim d) const { return peak_[n * kNumDims + static_cast<int>(d)]; }
+  float limit(NodeId n, Dim d) const { return limit_[n * kNumDims + static_cast<int>(d)]; }
+  const float* peaks(NodeId n) const { return &peak_[n * kNumDims]; }
+  const float* limits(NodeId n) const { return &limit_[n * kNumDims]; }
+  int residents(NodeId n) const { return residents_[n]; }
+
+  // Free curves for the batch planner: limit − predicted usage, negative where the prediction
+  // already enters the buffer.
+  float FreeAt(NodeId n, Dim d, int bin) const { return limit(n, d) - usage_[Offset(n, d) + bin]; }
+  // `out` must hold bins() values.
+  void FreeCurve(NodeId n, Dim d, std::span<float> out) const;
+  // The least free over `num_bins` bins from `first_bin`, wrapping around midnight.
+  float MinFree(NodeId n, Dim d, int first_bin, int num_bins) const;
+
+  // Topology domains: dense ids of the node's zone and POD.
+  int32_t zone_of(NodeId n) const { return node_zone_[n]; }
+  int32_t pod_of(NodeId n) const { return node_pod_[n]; }
+  int num_zones() const { return static_cast<int>(zone_names_.size()); }
+  int num_pods() const { return static_cast<int>(pod_names_.size()); }
+  // Live containers of application `app` / service `service` in a zone or POD.
+  int app_in_zone(int32_t app, int32_t zone) const { return app_zone_[zone][app]; }
+  int app_in_pod(int32_t app, int32_t pod) const { return app_pod_[pod][app]; }
+  int service_in_zone(int32_t service, int32_t zone) const { return service_zone_[zone][service]; }
+  int service_in_pod(int32_t service, int32_t pod) const { return service_pod_[pod][service]; }
+  // Changes whenever a count or a node changes; lets readers cache per-service aggregates.
+  uint64_t version() const { return version_; }
+
+ private:
+  size_t Offset(NodeId n, Dim d) const {
+    return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * bins_;
+  }
+  void Count(const Container& c, int delta);
+  int32_t DomainId(const std::string& name, std::unordered_map<std::string, int32_t>& ids,
+                   std::vector<std::string>& names, std::vector<std::vector<int32_t>>& app_counts,
+                   std::vector<std::vector<int32_t>>& service_counts);
+
+  int bins_;
+  double buffer_;
+  std::vector<float> usage_;  // nodes × dims × bins
+  std::vector<float> peak_;   // nodes × dims
+  std::vector<float> limit_;  // nodes × dims
+  std::vector<int32_t> residents_;
+  std::vector<float> curves_;  // curves × dims × bins
+  std::vector<std::array<float, kNumDims>> curve_peak_;
+  std::vector<int32_t> service_app_, service_curve_, service_class_;
+  int num_apps_ = 0;
+  std::vector<int32_t> node_zone_, node_pod_;
+  std::unordered_map<std::string, int32_t> zone_ids_, pod_ids_;
+  std::vector<std::string> zone_names_, pod_names_;
+  // [domain][app or service]
+  std::vector<std::vector<int32_t>> app_zone_, app_pod_, service_zone_, service_pod_;
+  uint64_t version_ = 0;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SCHED_PREDICTED_LOAD_H_
