@@ -18,6 +18,8 @@ namespace archimedes {
 
 inline constexpr int64_t kMaxNodeScore = 100;
 
+class PredictedLoad;
+
 // What is being placed.
 struct PodRequest {
   Resources requests;
@@ -30,6 +32,7 @@ struct PodRequest {
 // Everything a plugin may read about the fleet for one decision.
 struct SchedulingContext {
   const ClusterState& state;
+  const PredictedLoad* predicted = nullptr;
 };
 
 class FilterPlugin {
