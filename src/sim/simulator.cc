@@ -424,10 +424,21 @@ bool Simulation::PreemptFor(int32_t s) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     if (!state_.ready(n)) continue;
     candidates.clear();
+    Resources preemptible;
     for (ContainerId id : state_.containers_on(n)) {
-      if (state_.container(id).priority < pod.priority) candidates.push_back(id);
+      const Container& c = state_.container(id);
+      if (c.priority < pod.priority) {
+        candidates.push_back(id);
+        preemptible += c.requests;
+      }
     }
     if (candidates.empty()) continue;
+    bool could_fit = true;
+    for (Dim d : kRequestDims) {
+      could_fit = could_fit && (pod.requests[d] == 0 || state_.requested(n)[d] - preemptible[d] +
+                                                            pod.requests[d] <= state_.allocatable(n)[d]);
+    }
+    if (!could_fit) continue;
     std::sort(candidates.begin(), candidates.end(), [&](ContainerId a, ContainerId b) {
       const Container& ca = state_.container(a);
       const Container& cb = state_.container(b);
