@@ -58,10 +58,10 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
       {std::make_unique<Fragmentation>(inputs.shape_mix), settings.fragmentation_weight});
   scorers.push_back({std::make_unique<InterAppPreference>(rules), settings.affinity_weight});
   scorers.push_back({std::make_unique<TopologySpreadScore>(rules), settings.spread_weight});
-  return Scheduler(std::move(filters), std::move(scorers),
-                   SchedulerOptions{.percentage_of_nodes_to_score =
-                                        settings.percentage_of_nodes_to_score,
-                                    .seed = settings.seed});
+  return Scheduler(
+      std::move(filters), std::move(scorers),
+      SchedulerOptions{.percentage_of_nodes_to_score = settings.percentage_of_nodes_to_score,
+                       .seed = settings.seed});
 }
 
 void RegisterServices(PredictedLoad& load, const std::vector<Service>& services,

@@ -36,8 +36,8 @@ NodeId PredictedLoad::AddNode(const Node& node) {
   usage_.resize(usage_.size() + static_cast<size_t>(kNumDims) * bins_, 0.0f);
   peak_.resize(peak_.size() + kNumDims, 0.0f);
   for (int i = 0; i < kNumDims; ++i) {
-    limit_.push_back(static_cast<float>(static_cast<double>(node.capacity.amount[i]) *
-                                        (1.0 - buffer_)));
+    limit_.push_back(
+        static_cast<float>(static_cast<double>(node.capacity.amount[i]) * (1.0 - buffer_)));
   }
   residents_.push_back(0);
   node_zone_.push_back(DomainId(node.zone, zone_ids_, zone_names_, app_zone_, service_zone_));

@@ -144,8 +144,8 @@ bool TopologySpread::Filter(const SchedulingContext& ctx, const PodRequest& pod,
     return true;
   }
   const Topology topology = rules->spread_rule.topology;
-  const DomainSpread& s = CachedSpread(*ctx.predicted, pod.owner, topology, cached_service_,
-                                       cached_version_, cached_);
+  const DomainSpread& s =
+      CachedSpread(*ctx.predicted, pod.owner, topology, cached_service_, cached_version_, cached_);
   const int here = ServiceReplicasIn(ctx, pod.owner, topology, node);
   return here + 1 - s.fewest <= rules->spread_rule.max_skew;
 }
@@ -155,8 +155,8 @@ int64_t TopologySpreadScore::Score(const SchedulingContext& ctx, const PodReques
   const PlacementRules* rules = RulesOf(rules_, pod);
   if (rules == nullptr || !rules->spread || ctx.predicted == nullptr) return kMaxNodeScore;
   const Topology topology = rules->spread_rule.topology;
-  const DomainSpread& s = CachedSpread(*ctx.predicted, pod.owner, topology, cached_service_,
-                                       cached_version_, cached_);
+  const DomainSpread& s =
+      CachedSpread(*ctx.predicted, pod.owner, topology, cached_service_, cached_version_, cached_);
   const int here = ServiceReplicasIn(ctx, pod.owner, topology, node);
   if (topology == Topology::kNode) {
     return here == 0 ? kMaxNodeScore : kMaxNodeScore / (1 + here);

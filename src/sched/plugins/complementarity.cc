@@ -86,8 +86,8 @@ std::string DescribeComplementarity(const ComplementarityTerms& t) {
                   t.pod_peak[d] > 0 ? 100.0 * t.rise[d] / t.pod_peak[d] : 0.0, t.pod_peak[d]);
     out += buf;
   }
-  std::snprintf(buf, sizeof buf, "; curve %.2f, class %.2f over %d classed neighbours", t.curve_score,
-                t.class_score, t.classed_neighbours);
+  std::snprintf(buf, sizeof buf, "; curve %.2f, class %.2f over %d classed neighbours",
+                t.curve_score, t.class_score, t.classed_neighbours);
   return out + buf;
 }
 

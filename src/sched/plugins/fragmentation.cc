@@ -15,9 +15,9 @@ void Fragmentation::RefreshTotals(const ClusterState& state) const {
   }
   if (total_cpu_ == 0 || total_memory_ == 0) return;
   for (const Node& n : state.nodes()) {
-    max_weight_ = std::max(max_weight_, static_cast<double>(n.allocatable.cpu()) / total_cpu_ +
-                                            static_cast<double>(n.allocatable.memory()) /
-                                                total_memory_);
+    max_weight_ =
+        std::max(max_weight_, static_cast<double>(n.allocatable.cpu()) / total_cpu_ +
+                                  static_cast<double>(n.allocatable.memory()) / total_memory_);
   }
 }
 

@@ -1,0 +1,556 @@
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "sched/archimedes_placement.h"
+#include "sched/plugins/affinity.h"
+#include "sched/plugins/complementarity.h"
+#include "sched/plugins/fragmentation.h"
+#include "sched/plugins/max_per_node.h"
+#include "sched/plugins/node_ready.h"
+#include "sched/plugins/time_aware_fit.h"
+#include "sched/predicted_load.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+
+Node MakeNode(std::string name, int64_t cpu, int64_t memory, std::string zone = "z0",
+              std::string pod = "p0") {
+  Node n;
+  n.name = std::move(name);
+  n.capacity = n.allocatable = Resources::Of(cpu, memory);
+  n.zone = std::move(zone);
+  n.pod = std::move(pod);
+  return n;
+}
+
+// A cpu curve at `high` from 08:00 to 20:00 and `low` otherwise (or the reverse for night), and a
+// flat memory curve.
+std::array<DailyCurve, kNumDims> DayNight(bool day, float high, float low, float memory) {
+  std::array<DailyCurve, kNumDims> c;
+  for (int b = 0; b < c[0].bins(); ++b) {
+    const bool daytime = b >= 96 && b < 240;
+    c[0][b] = daytime == day ? high : low;
+    c[1][b] = memory;
+  }
+  return c;
+}
+
+std::array<DailyCurve, kNumDims> RandomCurves(std::mt19937_64& rng, float cpu, float memory) {
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::array<DailyCurve, kNumDims> c;
+  const float phase = u(rng) * 6.28f;
+  for (int b = 0; b < c[0].bins(); ++b) {
+    const float wave = 0.5f + 0.5f * std::sin(phase + 6.28f * static_cast<float>(b) / 288.0f);
+    c[0][b] = cpu * (0.2f + 0.8f * wave) * (0.9f + 0.2f * u(rng));
+    c[1][b] = memory * (0.7f + 0.3f * wave);
+    c[2][b] = 1000.0f * u(rng);
+  }
+  return c;
+}
+
+PodRequest ServicePod(int32_t s, Resources requests) {
+  return PodRequest{.requests = requests, .kind = OwnerKind::kService, .owner = s};
+}
+
+// Places a replica of service `s` on `n` in both the state and the load.
+void Place(ClusterState& state, PredictedLoad& load, int32_t s, const Resources& requests,
+           NodeId n) {
+  Container c{.kind = OwnerKind::kService, .owner = s, .node = n, .requests = requests};
+  state.Add(c);
+  load.AddContainer(c);
+}
+
+TEST(PredictedLoadTest, AddRemoveMatchesRecomputation) {
+  std::mt19937_64 rng(7);
+  std::vector<Node> nodes;
+  for (int i = 0; i < 8; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 64000, 256 * kGi));
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  for (int s = 0; s < 6; ++s) {
+    const CurveId curve = s < 4 ? load.AddCurve(RandomCurves(rng, 4000, 8.0f * kGi)) : kNoCurve;
+    load.SetService(s, s, curve);
+  }
+  std::vector<ContainerId> live;
+  for (int step = 0; step < 400; ++step) {
+    if (!live.empty() && rng() % 3 == 0) {
+      const size_t i = rng() % live.size();
+      load.RemoveContainer(state.container(live[i]));
+      state.Remove(live[i]);
+      live[i] = live.back();
+      live.pop_back();
+    } else {
+      const int32_t s = static_cast<int32_t>(rng() % 6);
+      Container c{.kind = OwnerKind::kService,
+                  .owner = s,
+                  .node = static_cast<NodeId>(rng() % nodes.size()),
+                  .requests = Resources::Of(1000 + s * 500, (s + 1) * kGi)};
+      live.push_back(state.Add(c));
+      load.AddContainer(c);
+    }
+  }
+  PredictedLoad fresh(nodes);
+  std::mt19937_64 rng2(7);
+  for (int s = 0; s < 6; ++s) {
+    const CurveId curve = s < 4 ? fresh.AddCurve(RandomCurves(rng2, 4000, 8.0f * kGi)) : kNoCurve;
+    fresh.SetService(s, s, curve);
+  }
+  RefreshResidents(fresh, state);
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    EXPECT_EQ(load.residents(n), fresh.residents(n));
+    for (Dim d : kAllDims) {
+      const float scale = std::max(1.0f, fresh.peak(n, d));
+      EXPECT_NEAR(load.peak(n, d), fresh.peak(n, d), 1e-4f * scale);
+      float peak = 0;
+      for (int b = 0; b < load.bins(); ++b) {
+        EXPECT_NEAR(load.usage(n, d)[b], fresh.usage(n, d)[b], 1e-4f * scale);
+        peak = std::max(peak, load.usage(n, d)[b]);
+      }
+      EXPECT_EQ(peak, load.peak(n, d)) << "the envelope is the max of the stored curve";
+    }
+  }
+}
+
+TEST(PredictedLoadTest, FreeCurvesAndCounts) {
+  std::vector<Node> nodes = {MakeNode("a", 10000, 64 * kGi, "z1", "p1"),
+                             MakeNode("b", 10000, 64 * kGi, "z2", "p2")};
+  PredictedLoad load(nodes, 288, 0.2);
+  load.SetService(0, 0, load.AddCurve(DayNight(true, 6000, 1000, kGi)));
+  load.Add(0, load.DemandOf(ServicePod(0, {})));
+  EXPECT_FLOAT_EQ(load.limit(0, Dim::kCpu), 8000.0f);
+  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(12 * 3600)), 2000.0f);
+  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(2 * 3600)), 7000.0f);
+  EXPECT_FLOAT_EQ(load.MinFree(0, Dim::kCpu, 0, 96), 7000.0f);     // 00:00–08:00
+  EXPECT_FLOAT_EQ(load.MinFree(0, Dim::kCpu, 239, 100), 2000.0f);  // wraps past midnight
+  std::vector<float> free(load.bins());
+  load.FreeCurve(0, Dim::kCpu, free);
+  EXPECT_FLOAT_EQ(free[100], 2000.0f);
+
+  ClusterState state(nodes);
+  load.ClearResidents();
+  Place(state, load, 0, Resources::Of(1000, kGi), 1);
+  EXPECT_EQ(load.app_in_zone(0, load.zone_of(1)), 1);
+  EXPECT_EQ(load.app_in_zone(0, load.zone_of(0)), 0);
+  EXPECT_EQ(load.service_in_pod(0, load.pod_of(1)), 1);
+}
+
+TEST(PredictedLoadTest, UnprofiledServicesCountTheirRequestsFlat) {
+  ProfileSet profiles;
+  AppProfile web;
+  web.app = "web";
+  web.high = DayNight(true, 3000, 500, kGi);
+  profiles.apps.push_back(web);
+  std::vector<Service> services(2);
+  services[0].name = "web";
+  services[1].name = "new-app";
+  ClusterState state({MakeNode("a", 16000, 64 * kGi)});
+  state.Add(Container{.owner = 0, .node = 0, .requests = Resources::Of(4000, 2 * kGi)});
+  state.Add(Container{.owner = 1, .node = 0, .requests = Resources::Of(2000, 3 * kGi)});
+  PredictedLoad load = BuildPredictedLoad(state, services, profiles, PlacementSettings{});
+  EXPECT_FLOAT_EQ(load.peak(0, Dim::kCpu), 5000.0f);  // 3000 day peak + 2000 flat
+  EXPECT_FLOAT_EQ(load.usage(0, Dim::kCpu)[0], 2500.0f);
+  EXPECT_FLOAT_EQ(load.peak(0, Dim::kMemory), static_cast<float>(4 * kGi));
+}
+
+// Two daytime services cannot share a 10-core node (their peaks sum to 12 cores, over the 9-core
+// limit a 10 % buffer leaves) although their requests (8 cores) fit; a daytime and a night-time
+// service can.
+TEST(TimeAwareFitTest, ComplementaryServicesShareWhatPeersCannot) {
+  std::vector<Node> nodes = {MakeNode("a", 10000, 64 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  load.SetService(0, 0, load.AddCurve(DayNight(true, 6000, 1000, kGi)));
+  load.SetService(1, 1, load.AddCurve(DayNight(false, 6000, 1000, kGi)));
+  const Resources requests = Resources::Of(4000, 2 * kGi);
+  Place(state, load, 0, requests, 0);
+  const SchedulingContext ctx{state, &load};
+  TimeAwareFit fit;
+  EXPECT_FALSE(fit.Filter(ctx, ServicePod(0, requests), 0));
+  EXPECT_TRUE(fit.Filter(ctx, ServicePod(1, requests), 0));
+  EXPECT_NE(DescribeTimeAwareFit(ctx, ServicePod(0, requests), 0).find("cpu over limit at 08:00"),
+            std::string::npos);
+  // The guarantee still holds: requests beyond allocatable never fit, whatever the curves say.
+  EXPECT_FALSE(fit.Filter(ctx, ServicePod(1, Resources::Of(7000, kGi)), 0));
+}
+
+// The filter's envelope shortcut gives the verdict of the full bin-by-bin check.
+TEST(TimeAwareFitTest, EnvelopeShortcutAgreesWithFullCheck) {
+  std::mt19937_64 rng(11);
+  std::vector<Node> nodes;
+  for (int i = 0; i < 50; ++i) {
+    nodes.push_back(MakeNode("n" + std::to_string(i), 16000 + 1000 * (i % 7), 64 * kGi));
+  }
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  for (int s = 0; s < 20; ++s) {
+    load.SetService(s, s,
+                    s % 5 == 4 ? kNoCurve : load.AddCurve(RandomCurves(rng, 3000, 6.0f * kGi)));
+  }
+  for (int i = 0; i < 200; ++i) {
+    const int32_t s = static_cast<int32_t>(rng() % 20);
+    Place(state, load, s, Resources::Of(500, kGi), static_cast<NodeId>(rng() % nodes.size()));
+  }
+  const SchedulingContext ctx{state, &load};
+  TimeAwareFit fit;
+  int passes = 0, fails = 0;
+  for (int32_t s = 0; s < 20; ++s) {
+    const PodRequest pod = ServicePod(s, Resources::Of(500, kGi));
+    const Demand demand = load.DemandOf(pod);
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      bool full = true;
+      for (int d = 0; d < kNumDims && full; ++d) {
+        const float limit = load.limit(n, static_cast<Dim>(d));
+        if (demand.peak[d] == 0 || limit == 0) continue;
+        for (int b = 0; b < load.bins(); ++b) {
+          const float c = demand.curve ? demand.curve[d * load.bins() + b] : demand.peak[d];
+          if (load.usage(n, static_cast<Dim>(d))[b] + c > limit) full = false;
+        }
+      }
+      EXPECT_EQ(fit.Filter(ctx, pod, n), full) << "service " << s << " node " << n;
+      (full ? passes : fails)++;
+    }
+  }
+  EXPECT_GT(passes, 50);
+  EXPECT_GT(fails, 50);
+}
+
+TEST(ComplementarityTest, PrefersTheNodeWhoseValleyTheContainerFills) {
+  std::vector<Node> nodes = {MakeNode("day", 32000, 64 * kGi), MakeNode("night", 32000, 64 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  load.SetService(0, 0, load.AddCurve(DayNight(true, 6000, 1000, kGi)));
+  load.SetService(1, 1, load.AddCurve(DayNight(false, 6000, 1000, kGi)));
+  Place(state, load, 0, Resources::Of(2000, kGi), 0);
+  Place(state, load, 1, Resources::Of(2000, kGi), 1);
+  const SchedulingContext ctx{state, &load};
+  Complementarity scorer;
+  const PodRequest day = ServicePod(0, Resources::Of(2000, kGi));
+  EXPECT_GT(scorer.Score(ctx, day, 1), scorer.Score(ctx, day, 0));
+  const ComplementarityTerms t = scorer.Terms(ctx, day, 1);
+  EXPECT_FLOAT_EQ(t.rise[0], 1000.0f);  // its 6000 by day over the night service's 1000
+  EXPECT_FLOAT_EQ(t.node_peak[0], 6000.0f);
+  EXPECT_FLOAT_EQ(scorer.Terms(ctx, day, 0).rise[0], 6000.0f);
+}
+
+TEST(ComplementarityTest, ClassBonusBreaksTiesTowardsComplementaryNeighbours) {
+  std::vector<Node> nodes = {MakeNode("a", 64000, 256 * kGi), MakeNode("b", 64000, 256 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  // Flat residents: the curve term is the same on both nodes.
+  load.SetService(0, 0, kNoCurve, 0);
+  load.SetService(1, 1, kNoCurve, 1);
+  load.SetService(2, 2, kNoCurve, 2);
+  Place(state, load, 1, Resources::Of(1000, kGi), 0);
+  Place(state, load, 2, Resources::Of(1000, kGi), 1);
+  ClassComplementarity classes(
+      {ClassPair{.a = 0, .b = 1, .score = 0.45f}, ClassPair{.a = 0, .b = 2, .score = 0.0f}});
+  Complementarity scorer(classes, 0.1);
+  const SchedulingContext ctx{state, &load};
+  const PodRequest pod = ServicePod(0, Resources::Of(1000, kGi));
+  EXPECT_GT(scorer.Score(ctx, pod, 0), scorer.Score(ctx, pod, 1));
+  EXPECT_EQ(Complementarity().Score(ctx, pod, 0), Complementarity().Score(ctx, pod, 1));
+}
+
+// Free (cpu, memory): a = 6 cores / 12 Gi, b = 5 cores / 10 Gi. A 2-core, 4 Gi container leaves
+// 4 / 8 on a — still room for the mix's 4 / 8 tasks — but 3 / 6 on b, which no task can use.
+TEST(FragmentationTest, PrefersThePlacementThatLeavesUsableShapes) {
+  std::vector<Node> nodes = {MakeNode("a", 16000, 32 * kGi), MakeNode("b", 16000, 32 * kGi)};
+  ClusterState state(nodes);
+  state.Add(Container{.node = 0, .requests = Resources::Of(10000, 20 * kGi)});
+  state.Add(Container{.node = 1, .requests = Resources::Of(11000, 22 * kGi)});
+  Fragmentation scorer({{Resources::Of(4000, 8 * kGi), 1.0}});
+  const SchedulingContext ctx{state};
+  const PodRequest pod = ServicePod(0, Resources::Of(2000, 4 * kGi));
+  EXPECT_EQ(scorer.Score(ctx, pod, 0), 50);
+  EXPECT_LT(scorer.Score(ctx, pod, 1), 50);
+  // Filling a fragment nothing else could use scores above neutral.
+  const PodRequest filler = ServicePod(0, Resources::Of(5000, 10 * kGi));
+  state.Add(Container{.node = 0, .requests = Resources::Of(3000, 6 * kGi)});  // a: 3 / 6 free
+  EXPECT_GT(scorer.Score(ctx, ServicePod(0, Resources::Of(3000, 6 * kGi)), 0), 50);
+  EXPECT_EQ(scorer.Score(ctx, filler, 1), 50);  // takes all of b's usable 5 / 10: 0 → 0
+}
+
+class RulesTest : public ::testing::Test {
+ protected:
+  RulesTest()
+      : nodes_({MakeNode("a", 32000, 64 * kGi, "z1", "p1"),
+                MakeNode("b", 32000, 64 * kGi, "z1", "p2"),
+                MakeNode("c", 32000, 64 * kGi, "z2", "p3")}),
+        state_(nodes_),
+        load_(nodes_) {
+    for (int s = 0; s < 4; ++s) load_.SetService(s, s, kNoCurve, s);
+  }
+  SchedulingContext ctx() const { return SchedulingContext{state_, &load_}; }
+  RulesTable Table(int32_t service, PlacementRules rules) {
+    auto table = std::make_shared<std::vector<PlacementRules>>(4);
+    (*table)[service] = std::move(rules);
+    return table;
+  }
+
+  std::vector<Node> nodes_;
+  ClusterState state_;
+  PredictedLoad load_;
+  const Resources r_ = Resources::Of(1000, kGi);
+};
+
+TEST_F(RulesTest, NodeSelectorMatchesLabelsAndTopology) {
+  state_.AddNode([] {
+    Node n = MakeNode("gpu", 32000, 64 * kGi, "z2", "p3");
+    n.labels["accelerator"] = "a100";
+    return n;
+  }());
+  NodeSelector by_label(Table(0, {.node_selector = {{"accelerator", "a100"}}}));
+  EXPECT_FALSE(by_label.Filter(ctx(), ServicePod(0, r_), 0));
+  EXPECT_TRUE(by_label.Filter(ctx(), ServicePod(0, r_), 3));
+  NodeSelector by_zone(Table(0, {.node_selector = {{"topology.kubernetes.io/zone", "z2"}}}));
+  EXPECT_FALSE(by_zone.Filter(ctx(), ServicePod(0, r_), 1));
+  EXPECT_TRUE(by_zone.Filter(ctx(), ServicePod(0, r_), 2));
+  EXPECT_TRUE(by_zone.Filter(ctx(), ServicePod(1, r_), 1)) << "other services have no rule";
+}
+
+TEST_F(RulesTest, RequiredAffinityAndAntiAffinity) {
+  Place(state_, load_, 1, r_, 0);  // app 1 on node a (zone z1)
+  InterAppAffinity near_node(Table(0, {.affinity = {{.id = 1, .topology = Topology::kNode}}}));
+  EXPECT_TRUE(near_node.Filter(ctx(), ServicePod(0, r_), 0));
+  EXPECT_FALSE(near_node.Filter(ctx(), ServicePod(0, r_), 1));
+  InterAppAffinity near_zone(Table(0, {.affinity = {{.id = 1, .topology = Topology::kZone}}}));
+  EXPECT_TRUE(near_zone.Filter(ctx(), ServicePod(0, r_), 1));
+  EXPECT_FALSE(near_zone.Filter(ctx(), ServicePod(0, r_), 2));
+  InterAppAffinity away(
+      Table(0, {.affinity = {{.id = 1, .topology = Topology::kPod, .anti = true}}}));
+  EXPECT_FALSE(away.Filter(ctx(), ServicePod(0, r_), 0));
+  EXPECT_TRUE(away.Filter(ctx(), ServicePod(0, r_), 1));
+  // Self-affinity: the first replica goes anywhere, later ones join it.
+  InterAppAffinity self(Table(2, {.affinity = {{.id = 2, .topology = Topology::kZone}}}));
+  EXPECT_TRUE(self.Filter(ctx(), ServicePod(2, r_), 2));
+  Place(state_, load_, 2, r_, 2);
+  EXPECT_TRUE(self.Filter(ctx(), ServicePod(2, r_), 2));
+  EXPECT_FALSE(self.Filter(ctx(), ServicePod(2, r_), 0));
+  const std::string why = DescribeRules(ctx(), ServicePod(2, r_), 0,
+                                        {.affinity = {{.id = 2, .topology = Topology::kZone}}});
+  EXPECT_NE(why.find("requires app 2 in zone: 0 there (not met)"), std::string::npos) << why;
+}
+
+TEST_F(RulesTest, PreferredTermsAndClassHints) {
+  Place(state_, load_, 1, r_, 0);
+  Place(state_, load_, 3, r_, 1);
+  InterAppPreference pref(Table(
+      0, {.affinity = {
+              {.target = AffinityTerm::Target::kClass, .id = 1, .weight = 30},
+              {.target = AffinityTerm::Target::kClass, .id = 3, .anti = true, .weight = 10}}}));
+  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 0), 100);  // class 1 here, class 3 absent
+  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 1), 0);
+  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 2), 25);
+
+  ProfileSet profiles;
+  profiles.hints.push_back(
+      PlacementHint{.a = 1, .b = 0, .kind = HintKind::kAffinity, .score = 0.6f});
+  std::vector<Service> services(4);
+  const PlacementInputs inputs =
+      PlacementInputs::From(services, profiles, load_, PlacementSettings{}, {});
+  ASSERT_EQ(inputs.rules[0].affinity.size(), 1u);
+  EXPECT_EQ(inputs.rules[0].affinity[0].id, 1);
+  EXPECT_EQ(inputs.rules[0].affinity[0].weight, 30);
+  EXPECT_EQ(inputs.rules[1].affinity[0].id, 0);
+  EXPECT_TRUE(inputs.rules[2].affinity.empty());
+}
+
+TEST_F(RulesTest, SpreadAcrossZones) {
+  const PlacementRules hard{.spread = true,
+                            .spread_rule = {.topology = Topology::kZone, .max_skew = 1}};
+  TopologySpread filter(Table(0, hard));
+  TopologySpreadScore score(Table(0, hard));
+  Place(state_, load_, 0, r_, 0);  // z1: 1, z2: 0
+  EXPECT_FALSE(filter.Filter(ctx(), ServicePod(0, r_), 1)) << "z1 would have 2 against 0";
+  EXPECT_TRUE(filter.Filter(ctx(), ServicePod(0, r_), 2));
+  EXPECT_EQ(score.Score(ctx(), ServicePod(0, r_), 1), 0);
+  EXPECT_EQ(score.Score(ctx(), ServicePod(0, r_), 2), 100);
+  Place(state_, load_, 0, r_, 2);  // even again
+  EXPECT_TRUE(filter.Filter(ctx(), ServicePod(0, r_), 1));
+  EXPECT_EQ(score.Score(ctx(), ServicePod(0, r_), 1), 100);
+}
+
+// The full-loop versions of the two curve plugins, without envelope or flat/empty shortcuts.
+class NaiveTimeAwareFit : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "TimeAwareFit"; }
+  bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override {
+    for (Dim d : {Dim::kCpu, Dim::kMemory, Dim::kGpu}) {
+      if (pod.requests[d] > 0 &&
+          ctx.state.requested(node)[d] + pod.requests[d] > ctx.state.allocatable(node)[d]) {
+        return false;
+      }
+    }
+    const Demand demand = ctx.predicted->DemandOf(pod);
+    const int bins = ctx.predicted->bins();
+    for (int d = 0; d < kNumDims; ++d) {
+      const float limit = ctx.predicted->limit(node, static_cast<Dim>(d));
+      if (demand.peak[d] == 0 || limit == 0) continue;
+      for (int b = 0; b < bins; ++b) {
+        const float c = demand.curve ? demand.curve[d * bins + b] : demand.peak[d];
+        if (ctx.predicted->usage(node, static_cast<Dim>(d))[b] + c > limit) return false;
+      }
+    }
+    return true;
+  }
+};
+
+class NaiveComplementarity : public ScorePlugin {
+ public:
+  explicit NaiveComplementarity(ClassComplementarity classes) : classes_(std::move(classes)) {}
+  std::string_view name() const override { return "Complementarity"; }
+  int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override {
+    const PredictedLoad& load = *ctx.predicted;
+    const Demand demand = load.DemandOf(pod);
+    double weighted = 0, weights = 0;
+    for (int d = 0; d < kNumDims; ++d) {
+      const float limit = load.limit(node, static_cast<Dim>(d));
+      if (demand.peak[d] == 0 || limit == 0) continue;
+      float after = 0, before = 0;
+      for (int b = 0; b < load.bins(); ++b) {
+        const float u = load.usage(node, static_cast<Dim>(d))[b];
+        const float c = demand.curve ? demand.curve[d * load.bins() + b] : demand.peak[d];
+        after = std::max(after, u + c);
+        before = std::max(before, u);
+      }
+      const float rise = std::clamp(after - before, 0.0f, demand.peak[d]);
+      const float w = demand.peak[d] / limit;
+      weighted += w * (1.0 - static_cast<double>(rise) / demand.peak[d]);
+      weights += w;
+    }
+    const double curve = weights > 0 ? weighted / weights : 1.0;
+    double cls = curve;
+    const int32_t own = load.service_class(pod.owner);
+    double sum = 0;
+    int n = 0;
+    for (ContainerId id : ctx.state.containers_on(node)) {
+      const int32_t other = load.service_class(ctx.state.container(id).owner);
+      if (own < 0 || other < 0) continue;
+      sum += std::min(1.0, 2.0 * classes_.score(own, other));
+      ++n;
+    }
+    if (n > 0) cls = sum / n;
+    return std::llround((0.9 * curve + 0.1 * cls) * 100.0);
+  }
+
+ private:
+  ClassComplementarity classes_;
+};
+
+// The fast plugins (envelope check, flat and empty shortcuts, sampled scan) choose the same node
+// with the same scores as the full-loop versions scanning every node, on random fleets.
+TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Node> nodes;
+    for (int i = 0; i < 120; ++i) {
+      nodes.push_back(MakeNode("n" + std::to_string(i), 16000 + 8000 * (i % 3), 64 * kGi,
+                               "z" + std::to_string(i % 3), "p" + std::to_string(i % 10)));
+    }
+    ClusterState state(nodes);
+    PredictedLoad load(nodes);
+    std::vector<Service> services(30);
+    std::vector<ClassPair> pairs;
+    for (int a = 0; a < 4; ++a) {
+      for (int b = a; b < 4; ++b) {
+        pairs.push_back({.a = a, .b = b, .score = 0.1f * static_cast<float>((a + b) % 5)});
+      }
+    }
+    for (int s = 0; s < 30; ++s) {
+      services[s].requests = Resources::Of(500 + 250 * (s % 6), (1 + s % 4) * kGi);
+      load.SetService(s, s % 20,
+                      s % 7 == 6 ? kNoCurve : load.AddCurve(RandomCurves(rng, 2500, 3.0f * kGi)),
+                      s % 5 == 4 ? -1 : s % 4);
+    }
+    PlacementSettings settings{.percentage_of_nodes_to_score = 100, .seed = seed};
+    PlacementInputs inputs;
+    inputs.classes = ClassComplementarity(pairs);
+    inputs.shape_mix = {{Resources::Of(1000, 2 * kGi), 0.5}, {Resources::Of(4000, 8 * kGi), 0.5}};
+    inputs.rules.resize(30);
+    inputs.rules[3].spread = true;
+    inputs.rules[3].spread_rule = {.topology = Topology::kZone, .max_skew = 2};
+    inputs.rules[5].affinity.push_back(
+        {.id = 1, .topology = Topology::kPod, .anti = true, .weight = 40});
+    inputs.rules[7].affinity.push_back(
+        {.target = AffinityTerm::Target::kClass, .id = 2, .weight = 20});
+    Scheduler fast = MakeArchimedesServiceScheduler(settings, inputs);
+
+    auto rules = std::make_shared<const std::vector<PlacementRules>>(inputs.rules);
+    std::vector<std::unique_ptr<FilterPlugin>> filters;
+    filters.push_back(std::make_unique<NodeReady>());
+    filters.push_back(std::make_unique<NaiveTimeAwareFit>());
+    filters.push_back(std::make_unique<MaxPerNode>());
+    filters.push_back(std::make_unique<NodeSelector>(rules));
+    filters.push_back(std::make_unique<InterAppAffinity>(rules));
+    filters.push_back(std::make_unique<TopologySpread>(rules));
+    std::vector<WeightedScorer> scorers;
+    scorers.push_back({std::make_unique<NaiveComplementarity>(inputs.classes), 2});
+    scorers.push_back({std::make_unique<Fragmentation>(inputs.shape_mix), 1});
+    scorers.push_back({std::make_unique<InterAppPreference>(rules), 1});
+    scorers.push_back({std::make_unique<TopologySpreadScore>(rules), 1});
+    Scheduler naive(std::move(filters), std::move(scorers),
+                    SchedulerOptions{.percentage_of_nodes_to_score = 100, .seed = seed});
+
+    int placed = 0;
+    for (int i = 0; i < 600; ++i) {
+      const int32_t s = static_cast<int32_t>(rng() % 30);
+      const PodRequest pod = ServicePod(s, services[s].requests);
+      const SchedulingContext ctx{state, &load};
+      if (i % 50 == 0) {
+        const auto a = fast.Explain(ctx, pod);
+        const auto b = naive.Explain(ctx, pod);
+        for (size_t n = 0; n < a.size(); ++n) {
+          ASSERT_EQ(a[n].failed_filter, b[n].failed_filter) << "node " << n;
+          ASSERT_EQ(a[n].scores, b[n].scores) << "node " << n;
+        }
+      }
+      const NodeId chosen = fast.Schedule(ctx, pod);
+      ASSERT_EQ(chosen, naive.Schedule(ctx, pod)) << "seed " << seed << " decision " << i;
+      if (chosen < 0) continue;
+      Place(state, load, s, pod.requests, chosen);
+      ++placed;
+      if (rng() % 4 == 0) {  // churn: something leaves
+        const ContainerId victim = static_cast<ContainerId>(rng() % state.id_limit());
+        if (state.alive(victim)) {
+          load.RemoveContainer(state.container(victim));
+          state.Remove(victim);
+        }
+      }
+    }
+    EXPECT_GT(placed, 300);
+    // The burst buffer is never entered.
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      for (Dim d : kAllDims) {
+        if (load.limit(n, d) == 0) continue;  // disk: not modelled on these nodes
+        for (float u : load.usage(n, d)) ASSERT_LE(u, load.limit(n, d) * 1.0001f);
+      }
+    }
+  }
+}
+
+TEST(PlacementScanTest, DescribePlacementNamesEveryTerm) {
+  std::vector<Node> nodes = {MakeNode("a", 10000, 64 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  load.SetService(0, 0, load.AddCurve(DayNight(true, 6000, 1000, kGi)), 0);
+  Place(state, load, 0, Resources::Of(2000, kGi), 0);
+  PlacementInputs inputs;
+  inputs.shape_mix = {{Resources::Of(1000, kGi), 1.0}};
+  inputs.rules.resize(1);
+  inputs.rules[0].spread = true;
+  const SchedulingContext ctx{state, &load};
+  const std::string text = DescribePlacement(ctx, ServicePod(0, Resources::Of(2000, kGi)), 0,
+                                             PlacementSettings{}, inputs);
+  EXPECT_NE(text.find("fit: cpu over limit at 08:00"), std::string::npos) << text;
+  EXPECT_NE(text.find("complementarity ("), std::string::npos) << text;
+  EXPECT_NE(text.find("fragmentation (50)"), std::string::npos) << text;
+  EXPECT_NE(text.find("spread over zone: 1 here"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace archimedes
