@@ -1,0 +1,177 @@
+// Placement speed (issue 4): service replicas placed one by one onto a fleet whose services all
+// have profiles (288 bins; cpu, memory, disk and network curves), with the `archimedes` service
+// scheduler (time-aware fit, complementarity, fragmentation, affinity and spread) and, for
+// comparison, the k8s-default one (NodeResourcesFit + LeastAllocated + BalancedAllocation). Reports
+// decisions per second and the p50 / p99 wall-clock latency of one decision.
+//
+//   placement_bench --benchmark_filter='/1000/'     small fleet: 1,000 nodes, 10,000 replicas
+//   placement_bench --benchmark_filter='/10000/'    target: 10,000 nodes, 100,000 replicas
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sched/archimedes_placement.h"
+#include "sched/policy.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+constexpr int kReplicasPerService = 50;
+
+struct Fleet {
+  std::vector<Node> nodes;
+  std::vector<Service> services;
+  ProfileSet profiles;
+  TaskShapeMix mix;
+};
+
+Fleet MakeFleet(int num_nodes, int replicas) {
+  Fleet f;
+  for (int i = 0; i < num_nodes; ++i) {
+    Node n;
+    n.name = "node-" + std::to_string(i);
+    n.capacity = n.allocatable = Resources::Of(64000, 256 * kGi, 2'000'000'000, 1'250'000'000);
+    n.zone = "zone-" + std::to_string(i % 4);
+    n.pod = "pod-" + std::to_string(i % 100);
+    f.nodes.push_back(std::move(n));
+  }
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const int num_services = replicas / kReplicasPerService;
+  for (int s = 0; s < num_services; ++s) {
+    Service svc;
+    svc.name = "svc-" + std::to_string(s);
+    svc.replicas = kReplicasPerService;
+    svc.requests = Resources::Of(1000 * (1 + s % 4), kGi * (2 + 2 * (s % 5)));
+    AppProfile p;
+    p.app = svc.name;
+    p.class_id = s % 6;
+    const float phase = 2.0f * std::numbers::pi_v<float> * u(rng);
+    const float cpu = 0.6f * static_cast<float>(svc.requests.cpu());
+    const float memory = 0.7f * static_cast<float>(svc.requests.memory());
+    for (int b = 0; b < 288; ++b) {
+      const float wave =
+          0.5f + 0.5f * std::sin(phase + 2.0f * std::numbers::pi_v<float> * b / 288.0f);
+      p.high[0][b] = cpu * (0.3f + 0.7f * wave) * (0.95f + 0.1f * u(rng));
+      p.high[1][b] = memory * (0.8f + 0.2f * wave);
+      p.high[2][b] = 5e6f * (0.5f + wave);
+      p.high[3][b] = 2e7f * (0.2f + wave);
+    }
+    f.profiles.apps.push_back(std::move(p));
+    f.services.push_back(std::move(svc));
+  }
+  std::sort(f.profiles.apps.begin(), f.profiles.apps.end(),
+            [](const AppProfile& a, const AppProfile& b) { return a.app < b.app; });
+  for (int a = 0; a < 6; ++a) {
+    for (int b = a; b < 6; ++b) {
+      f.profiles.complementarity.push_back(
+          {.a = a, .b = b, .score = 0.08f * static_cast<float>((a + 2 * b) % 6)});
+    }
+  }
+  for (int k = 0; k < 4; ++k) f.mix.push_back({f.services[k].requests, 0.25});
+  return f;
+}
+
+void Report(benchmark::State& state, std::vector<double>& latencies_us, int placed) {
+  std::sort(latencies_us.begin(), latencies_us.end());
+  double total = 0;
+  for (double l : latencies_us) total += l;
+  const size_t n = latencies_us.size();
+  state.counters["decisions_per_s"] = static_cast<double>(n) / (total / 1e6);
+  state.counters["p50_us"] = latencies_us[n / 2];
+  state.counters["p99_us"] = latencies_us[std::min(n - 1, n * 99 / 100)];
+  state.counters["placed"] = placed;
+}
+
+// Places every replica of every service, round-robin over the services, timing each decision.
+template <typename Decide>
+void PlaceAll(benchmark::State& state, const Fleet& fleet, ClusterState& cluster, Decide decide,
+              PredictedLoad* load) {
+  std::vector<double> latencies;
+  latencies.reserve(static_cast<size_t>(fleet.services.size()) * kReplicasPerService);
+  int placed = 0;
+  for (int r = 0; r < kReplicasPerService; ++r) {
+    for (size_t s = 0; s < fleet.services.size(); ++s) {
+      const PodRequest pod{.requests = fleet.services[s].requests,
+                           .kind = OwnerKind::kService,
+                           .owner = static_cast<int32_t>(s)};
+      const auto start = std::chrono::steady_clock::now();
+      const NodeId node = decide(pod);
+      latencies.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      if (node < 0) continue;
+      Container c{.kind = OwnerKind::kService,
+                  .owner = pod.owner,
+                  .index = r,
+                  .node = node,
+                  .requests = pod.requests};
+      cluster.Add(c);
+      if (load != nullptr) load->AddContainer(c);
+      ++placed;
+    }
+  }
+  Report(state, latencies, placed);
+}
+
+void BM_ArchimedesPlacement(benchmark::State& state) {
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    state.PauseTiming();
+    ClusterState cluster(fleet.nodes);
+    const PlacementSettings settings;
+    PredictedLoad load = BuildPredictedLoad(cluster, fleet.services, fleet.profiles, settings);
+    PlacementInputs inputs =
+        PlacementInputs::From(fleet.services, fleet.profiles, load, settings, fleet.mix);
+    for (size_t s = 0; s < inputs.rules.size(); s += 3) {
+      inputs.rules[s].spread = true;  // every third service spreads over zones
+    }
+    Scheduler scheduler = MakeArchimedesServiceScheduler(settings, inputs);
+    state.ResumeTiming();
+    PlaceAll(
+        state, fleet, cluster,
+        [&](const PodRequest& pod) {
+          return scheduler.Schedule(SchedulingContext{cluster, &load}, pod);
+        },
+        &load);
+  }
+}
+
+void BM_KubernetesDefaultPlacement(benchmark::State& state) {
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    state.PauseTiming();
+    ClusterState cluster(fleet.nodes);
+    Policy policy = MakePolicy("k8s-default", 1);
+    state.ResumeTiming();
+    PlaceAll(
+        state, fleet, cluster,
+        [&](const PodRequest& pod) {
+          return policy.services.Schedule(SchedulingContext{cluster}, pod);
+        },
+        nullptr);
+  }
+}
+
+BENCHMARK(BM_ArchimedesPlacement)
+    ->Args({1000, 10000})
+    ->Args({10000, 100000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_KubernetesDefaultPlacement)
+    ->Args({1000, 10000})
+    ->Args({10000, 100000})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace archimedes
+
+BENCHMARK_MAIN();
