@@ -8,6 +8,8 @@ namespace {
 
 // Beyond this many victims the bound on what m candidates can free falls back to "all of them".
 constexpr int kMaxBoundedVictims = 16;
+// Fixed-point unit of the aggregate slot: a victim freeing all of one dimension's need weighs this.
+constexpr double kAggregateUnit = 1 << 30;
 
 // Same size: the set whose highest ranks are lower, compared from the top.
 bool Better(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
@@ -64,16 +66,21 @@ void Evictor::Prepare(const EvictionRequest& request) {
   });
 
   const int n = static_cast<int>(order_.size());
-  usage_.resize(static_cast<size_t>(n) * kNumDims);
+  usage_.resize(static_cast<size_t>(n) * kSlots);
   group_of_.resize(n);
   group_left_.clear();
   if (local_group_.size() < budget.size()) local_group_.resize(budget.size(), -1);
   for (int r = 0; r < n; ++r) {
     const EvictionCandidate& c = cands[order_[r]];
     // What a victim frees beyond the need changes no verdict; clipping keeps sums small.
+    double weight = 0;
     for (int s = 0; s < num_dims_; ++s) {
-      usage_[r * kNumDims + s] = std::clamp<int64_t>(c.usage.amount[dims_[s]], 0, need_[s]);
+      const int64_t u = std::clamp<int64_t>(c.usage.amount[dims_[s]], 0, need_[s]);
+      usage_[r * kSlots + s] = u;
+      weight += static_cast<double>(u) / static_cast<double>(need_[s]);
     }
+    // Rounded up, so that the bound it gives stays optimistic.
+    usage_[r * kSlots + kAggregate] = static_cast<int64_t>(std::ceil(weight * kAggregateUnit)) + 1;
     group_of_[r] = -1;
     if (c.disruption_group >= 0) {
       int32_t& local = local_group_[c.disruption_group];
@@ -189,14 +196,15 @@ void Evictor::BuildBounds(int max_m) {
   max_m_ = max_m;
   const int n = static_cast<int>(order_.size());
   const size_t stride = static_cast<size_t>(max_m_) + 1;
-  top_sum_.resize(static_cast<size_t>(num_dims_) * (n + 1) * stride);
-  prefix_sum_.resize(static_cast<size_t>(num_dims_) * (n + 1));
+  top_sum_.resize(static_cast<size_t>(num_bounded_slots()) * (n + 1) * stride);
+  prefix_sum_.resize(static_cast<size_t>(num_bounded_slots()) * (n + 1));
   top_.resize(max_m_);
-  for (int s = 0; s < num_dims_; ++s) {
+  for (int i = 0; i < num_bounded_slots(); ++i) {
+    const int s = bound_slot(i);
     int count = 0;  // top_[0, count) holds the largest usages so far, largest first
     int64_t prefix = 0;
     for (int r = 0; r <= n; ++r) {
-      const size_t row = static_cast<size_t>(s) * (n + 1) + r;
+      const size_t row = static_cast<size_t>(i) * (n + 1) + r;
       prefix_sum_[row] = prefix;
       int64_t sum = 0;
       for (int m = 0; m <= max_m_; ++m) {
@@ -223,17 +231,23 @@ void Evictor::BuildBounds(int max_m) {
   }
 }
 
-// Whether m candidates of rank below `below` could free `remaining` (per dimension, so optimistic).
+// Whether m candidates of rank below `below` could free `remaining`: per dimension, and for the
+// sum over dimensions of the shares of the need still open.
 bool Evictor::CanCover(int m, int below, const std::array<int64_t, kNumDims>& remaining) const {
   const int n = static_cast<int>(order_.size());
+  auto bound = [&](int i) {
+    const size_t row = static_cast<size_t>(i) * (n + 1) + below;
+    return m <= max_m_ ? top_sum_[row * (max_m_ + 1) + m] : prefix_sum_[row];
+  };
+  double open_share = 0;
   for (int s = 0; s < num_dims_; ++s) {
     if (remaining[s] <= 0) continue;
-    if (m == 0) return false;
-    const size_t row = static_cast<size_t>(s) * (n + 1) + below;
-    const int64_t bound = m <= max_m_ ? top_sum_[row * (max_m_ + 1) + m] : prefix_sum_[row];
-    if (bound < remaining[s]) return false;
+    if (m == 0 || bound(s) < remaining[s]) return false;
+    open_share += static_cast<double>(remaining[s]) / static_cast<double>(need_[s]);
   }
-  return true;
+  // Rounded down, so that only sets that surely cannot cover are pruned.
+  return num_dims_ < 2 || m == 0 ||
+         bound(num_dims_) >= static_cast<int64_t>(std::floor(open_share * kAggregateUnit)) - 1;
 }
 
 // Chooses m more victims among ranks [0, below), the highest first and smallest highest first, so
@@ -296,7 +310,7 @@ EvictionDecision Evictor::ChooseVictims(const EvictionRequest& request) {
   int lower = 1;
   for (int s = 0; s < num_dims_; ++s) {
     int m = 1;
-    const size_t row = static_cast<size_t>(s) * (n + 1) + n;
+    const size_t row = static_cast<size_t>(s) * (n + 1) + n;  // slot s is bound row s
     while (m <= max_m_ && top_sum_[row * (max_m_ + 1) + m] < need_[s]) ++m;
     lower = std::max(lower, m);
   }

@@ -85,7 +85,13 @@ class Evictor {
 
   void Prepare(const EvictionRequest& request);
   void BuildBounds(int max_m);
-  int64_t Usage(int rank, int slot) const { return usage_[rank * kNumDims + slot]; }
+  // Slots [0, num_dims_) are the needed dimensions; slot kAggregate is Σ usage / need over them in
+  // fixed point, which couples the dimensions in the search bound.
+  static constexpr int kAggregate = kNumDims;
+  static constexpr int kSlots = kNumDims + 1;
+  int64_t Usage(int rank, int slot) const { return usage_[rank * kSlots + slot]; }
+  int num_bounded_slots() const { return num_dims_ > 1 ? kSlots : num_dims_; }
+  int bound_slot(int i) const { return i < num_dims_ ? i : kAggregate; }
   bool BudgetAllows(int rank) const;
   void Take(int rank, std::array<int64_t, kNumDims>& remaining, int sign);
   void Prune(RankSet& set);
@@ -101,13 +107,13 @@ class Evictor {
   std::array<int, kNumDims> dims_{};
   int num_dims_ = 0;
   std::array<int64_t, kNumDims> need_{};
-  std::vector<int64_t> usage_;        // rank × kNumDims (slot of dims_)
+  std::vector<int64_t> usage_;        // rank × kSlots
   std::vector<int32_t> group_of_;     // rank → local group, -1 for none
   std::vector<int32_t> group_left_;   // local group → evictions still allowed
   std::vector<int32_t> local_group_;  // request group → local group, -1 when unseen
   std::vector<int32_t> touched_groups_;
-  // top_sum_[(slot × (n + 1) + r) × (max_m_ + 1) + m]: the m largest usages in slot among ranks
-  // [0, r), summed; prefix_sum_[slot × (n + 1) + r]: all of them.
+  // top_sum_[(i × (n + 1) + r) × (max_m_ + 1) + m]: the m largest usages in bound_slot(i) among
+  // ranks [0, r), summed; prefix_sum_[i × (n + 1) + r]: all of them.
   std::vector<int64_t> top_sum_;
   std::vector<int64_t> prefix_sum_;
   std::vector<int64_t> top_;  // scratch for BuildBounds
