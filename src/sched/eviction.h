@@ -15,8 +15,9 @@
 // candidate's position in the request, so the objective is a total order and the optimum is
 // unique: it minimises (|S|, Σ_{i∈S} 2^rank(i)).
 //
-// The search is exact (branch and bound over victim sets in objective order, pruned by per
-// dimension bounds on what the remaining candidates can free) within a budget of search steps;
+// The search is exact (branch and bound over victim sets in objective order, pruned by bounds on
+// what the remaining candidates can free, per dimension and summed over the dimensions as shares
+// of the need) within a budget of search steps;
 // beyond it the best of three greedy sets is returned, each pruned of redundant victims, one of
 // which is the naive evictor's set restricted to useful victims, so the Evictor never evicts more
 // containers than the NaiveEvictor. Neither evictor allocates once its workspace has grown to the
