@@ -257,12 +257,12 @@ BatchPlanner::Candidate BatchPlanner::BestOfflineStart(NodeId n, const Window& w
   const int starts = last - first + 1;
   for (int a = 0; a < dims_; ++a) {
     const int64_t* f = &free_[(static_cast<size_t>(n) * dims_ + a) * bins_ + first];
-    for (int i = 0; i < span; ++i) {
-      prefix_min_[i] = i % run == 0 ? f[i] : std::min(prefix_min_[i - 1], f[i]);
-    }
-    for (int i = span - 1; i >= 0; --i) {
-      suffix_min_[i] =
-          (i % run == run - 1 || i == span - 1) ? f[i] : std::min(suffix_min_[i + 1], f[i]);
+    for (int lo = 0; lo < span; lo += run) {
+      const int hi = std::min(span, lo + run);
+      int64_t m = f[lo];
+      for (int i = lo; i < hi; ++i) prefix_min_[i] = m = std::min(m, f[i]);
+      m = f[hi - 1];
+      for (int i = hi - 1; i >= lo; --i) suffix_min_[i] = m = std::min(m, f[i]);
     }
     int64_t* out = &window_min_[static_cast<size_t>(a) * bins_];
     for (int i = 0; i < starts; ++i) out[i] = std::min(suffix_min_[i], prefix_min_[i + run - 1]);
