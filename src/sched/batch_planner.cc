@@ -293,8 +293,7 @@ void BatchPlanner::Place(int32_t j, NodeId n, int start, int end, bool late) {
   outcomes_[j].late += late;
 }
 
-int BatchPlanner::PlanEarliest(int32_t j, const PendingJob& job, const Window& w, int last,
-                               int tasks, bool late) {
+int BatchPlanner::PlanEarliest(int32_t j, const Window& w, int last, int tasks, bool late) {
   const size_t wanted = static_cast<size_t>(options_.candidate_nodes);
   int placed = 0;
   int lower = w.first;
@@ -338,7 +337,7 @@ int BatchPlanner::PlanEarliest(int32_t j, const PendingJob& job, const Window& w
   return placed;
 }
 
-int BatchPlanner::PlanOffline(int32_t j, const PendingJob& job, const Window& w, int tasks) {
+int BatchPlanner::PlanOffline(int32_t j, const Window& w, int tasks) {
   const size_t wanted = static_cast<size_t>(options_.candidate_nodes);
   candidates_.clear();
   const int start = rotation_;
@@ -465,9 +464,9 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
       if (job.gang) {
         placed = PlanGang(j, job, w, w.last_on_time, false);
       } else if (job.type == JobType::kServerless) {
-        placed = PlanEarliest(j, job, w, w.last_on_time, job.tasks, false);
+        placed = PlanEarliest(j, w, w.last_on_time, job.tasks, false);
       } else {
-        placed = PlanOffline(j, job, w, job.tasks);
+        placed = PlanOffline(j, w, job.tasks);
       }
     }
     outcomes_[j].unplaced = job.tasks - placed;
@@ -483,7 +482,7 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
     set_need(job);
     w.first = std::max(w.first, w.last_on_time + 1);
     const int placed = job.gang ? PlanGang(j, job, w, w.last, true)
-                                : PlanEarliest(j, job, w, w.last, outcome.unplaced, true);
+                                : PlanEarliest(j, w, w.last, outcome.unplaced, true);
     outcome.unplaced -= placed;
   }
   for (const TaskPlacement& p : placements_) {

@@ -122,7 +122,8 @@ class BatchPlanner {
 
   // Plans `jobs` into what the current plan leaves free, moving nothing already planned; the
   // results replace the previous ones and index into `jobs`. `now` must lie in the horizon of the
-  // last Replan; starts before the bin of `now` are not used.
+  // last Replan (throws std::invalid_argument otherwise); starts before the bin of `now` are not
+  // used, and a run longer than the landscape holds is cut at its end until the next Replan.
   void PlanAdditional(int64_t now, std::span<const PendingJob> jobs);
 
   // Every placement of the last call, in planning order.
@@ -135,7 +136,7 @@ class BatchPlanner {
   std::span<const int32_t> late_jobs() const { return late_jobs_; }
 
   // Reclaimable capacity left by the plan (never negative where tasks are planned); the maximum
-  // int64 for untracked dimensions. `bin` is relative to origin().
+  // int64 for untracked dimensions. `bin` in [0, landscape_bins()), relative to origin().
   int64_t Free(NodeId n, Dim d, int bin) const;
   int64_t origin() const { return origin_; }
   // Bins held: the horizon plus room for the longest planned run to end.
@@ -154,9 +155,8 @@ class BatchPlanner {
   void PlanJobs(int64_t now, std::span<const PendingJob> jobs);
   Window WindowOf(const PendingJob& job) const;
   // The tasks of `job` planned in [w.first, last]; returns how many were placed.
-  int PlanEarliest(int32_t j, const PendingJob& job, const Window& w, int last, int tasks,
-                   bool late);
-  int PlanOffline(int32_t j, const PendingJob& job, const Window& w, int tasks);
+  int PlanEarliest(int32_t j, const Window& w, int last, int tasks, bool late);
+  int PlanOffline(int32_t j, const Window& w, int tasks);
   int PlanGang(int32_t j, const PendingJob& job, const Window& w, int last, bool late);
 
   bool EnvelopeAdmits(NodeId n) const;
