@@ -21,6 +21,8 @@ PredictedLoad::PredictedLoad(const std::vector<Node>& nodes, int bins, double bu
   if (bins <= 0 || kSecondsPerDay % bins != 0) {
     throw std::invalid_argument("PredictedLoad: bins must divide 86400");
   }
+  block_bins_ = bins % 12 == 0 ? 12 : 1;
+  blocks_ = bins / block_bins_;
   if (buffer < 0 || buffer >= 1) throw std::invalid_argument("PredictedLoad: buffer not in [0, 1)");
   for (const Node& node : nodes) AddNode(node);
 }
@@ -35,6 +37,8 @@ NodeId PredictedLoad::AddNode(const Node& node) {
   const NodeId n = num_nodes();
   usage_.resize(usage_.size() + static_cast<size_t>(kNumDims) * bins_, 0.0f);
   peak_.resize(peak_.size() + kNumDims, 0.0f);
+  peak_bin_.resize(peak_bin_.size() + kNumDims, 0);
+  block_peak_.resize(block_peak_.size() + static_cast<size_t>(kNumDims) * blocks_, 0.0f);
   for (int i = 0; i < kNumDims; ++i) {
     limit_.push_back(
         static_cast<float>(static_cast<double>(node.capacity.amount[i]) * (1.0 - buffer_)));
@@ -62,7 +66,7 @@ int32_t PredictedLoad::DomainId(const std::string& name,
 
 CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& curves) {
   const CurveId id = static_cast<CurveId>(curve_peak_.size());
-  std::array<float, kNumDims> peak{};
+  Demand peaks;
   for (int d = 0; d < kNumDims; ++d) {
     const DailyCurve& src = curves[d];
     const int src_bins = src.bins();
@@ -73,10 +77,17 @@ CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& curves) 
       float v = 0.0f;
       for (int s = first; s <= last; ++s) v = std::max(v, src[s]);
       curves_.push_back(v);
-      peak[d] = std::max(peak[d], v);
+      if (v > peaks.peak[d]) {
+        peaks.peak[d] = v;
+        peaks.peak_bin[d] = b;
+      }
     }
   }
-  curve_peak_.push_back(peak);
+  for (size_t i = static_cast<size_t>(id) * kNumDims * bins_; i < curves_.size();
+       i += block_bins_) {
+    curve_blocks_.push_back(*std::max_element(&curves_[i], &curves_[i] + block_bins_));
+  }
+  curve_peak_.push_back(peaks);
   return id;
 }
 
@@ -119,8 +130,10 @@ Demand PredictedLoad::DemandOf(const PodRequest& pod) const {
   if (pod.kind == OwnerKind::kService) {
     const CurveId id = service_curve(pod.owner);
     if (id != kNoCurve) {
-      return Demand{.curve = &curves_[static_cast<size_t>(id) * kNumDims * bins_],
-                    .peak = curve_peak_[id]};
+      Demand demand = curve_peak_[id];
+      demand.curve = &curves_[static_cast<size_t>(id) * kNumDims * bins_];
+      demand.block_peak = &curve_blocks_[static_cast<size_t>(id) * kNumDims * blocks_];
+      return demand;
     }
   }
   return FlatDemand(pod.requests);
@@ -134,14 +147,13 @@ void PredictedLoad::Add(NodeId n, const Demand& demand) {
   for (int d = 0; d < kNumDims; ++d) {
     if (demand.peak[d] == 0.0f) continue;
     float* u = &usage_[Offset(n, static_cast<Dim>(d))];
-    float peak = 0.0f;
     if (demand.curve == nullptr) {
-      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] += demand.peak[d]);
+      for (int b = 0; b < bins_; ++b) u[b] += demand.peak[d];
     } else {
       const float* c = demand.curve + static_cast<size_t>(d) * bins_;
-      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] += c[b]);
+      for (int b = 0; b < bins_; ++b) u[b] += c[b];
     }
-    peak_[n * kNumDims + d] = peak;
+    UpdatePeak(n, d);
   }
   ++residents_[n];
 }
@@ -151,20 +163,68 @@ void PredictedLoad::Remove(NodeId n, const Demand& demand) {
     // Exact zero: repeated float additions and subtractions would otherwise leave dust.
     std::fill_n(&usage_[Offset(n, Dim::kCpu)], static_cast<size_t>(kNumDims) * bins_, 0.0f);
     std::fill_n(&peak_[n * kNumDims], kNumDims, 0.0f);
+    std::fill_n(&peak_bin_[n * kNumDims], kNumDims, 0);
+    std::fill_n(&block_peak_[BlockOffset(n, 0)], static_cast<size_t>(kNumDims) * blocks_, 0.0f);
     return;
   }
   for (int d = 0; d < kNumDims; ++d) {
     if (demand.peak[d] == 0.0f) continue;
     float* u = &usage_[Offset(n, static_cast<Dim>(d))];
-    float peak = 0.0f;
     if (demand.curve == nullptr) {
-      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] -= demand.peak[d]);
+      for (int b = 0; b < bins_; ++b) u[b] -= demand.peak[d];
     } else {
       const float* c = demand.curve + static_cast<size_t>(d) * bins_;
-      for (int b = 0; b < bins_; ++b) peak = std::max(peak, u[b] -= c[b]);
+      for (int b = 0; b < bins_; ++b) u[b] -= c[b];
     }
-    peak_[n * kNumDims + d] = peak;
+    UpdatePeak(n, d);
   }
+}
+
+void PredictedLoad::UpdatePeak(NodeId n, int d) {
+  const float* u = &usage_[Offset(n, static_cast<Dim>(d))];
+  const float* top = std::max_element(u, u + bins_);
+  peak_[n * kNumDims + d] = *top;
+  peak_bin_[n * kNumDims + d] = static_cast<int32_t>(top - u);
+  float* blocks = &block_peak_[BlockOffset(n, d)];
+  for (int k = 0; k < blocks_; ++k) {
+    blocks[k] = *std::max_element(u + k * block_bins_, u + (k + 1) * block_bins_);
+  }
+}
+
+float PredictedLoad::PeakWith(NodeId n, Dim d, const Demand& demand) const {
+  const int di = static_cast<int>(d);
+  const float* u = &usage_[Offset(n, d)];
+  if (demand.curve == nullptr) return peak_[n * kNumDims + di] + demand.peak[di];
+  const float* c = demand.curve + static_cast<size_t>(di) * bins_;
+  const int node_bin = peak_bin_[n * kNumDims + di], pod_bin = demand.peak_bin[di];
+  float best = std::max(u[node_bin] + c[node_bin], u[pod_bin] + c[pod_bin]);
+  const float* ub = &block_peak_[BlockOffset(n, di)];
+  const float* cb = demand.block_peak + static_cast<size_t>(di) * blocks_;
+  for (int k = 0; k < blocks_; ++k) {
+    if (ub[k] + cb[k] <= best) continue;
+    for (int b = k * block_bins_; b < (k + 1) * block_bins_; ++b)
+      best = std::max(best, u[b] + c[b]);
+  }
+  return best;
+}
+
+bool PredictedLoad::StaysUnder(NodeId n, Dim d, const Demand& demand, float limit) const {
+  const int di = static_cast<int>(d);
+  if (peak_[n * kNumDims + di] + demand.peak[di] <= limit) return true;
+  if (demand.curve == nullptr) return false;  // flat: the envelope sum is reached
+  const float* u = &usage_[Offset(n, d)];
+  const float* c = demand.curve + static_cast<size_t>(di) * bins_;
+  const int node_bin = peak_bin_[n * kNumDims + di], pod_bin = demand.peak_bin[di];
+  if (u[node_bin] + c[node_bin] > limit || u[pod_bin] + c[pod_bin] > limit) return false;
+  const float* ub = &block_peak_[BlockOffset(n, di)];
+  const float* cb = demand.block_peak + static_cast<size_t>(di) * blocks_;
+  for (int k = 0; k < blocks_; ++k) {
+    if (ub[k] + cb[k] <= limit) continue;
+    for (int b = k * block_bins_; b < (k + 1) * block_bins_; ++b) {
+      if (u[b] + c[b] > limit) return false;
+    }
+  }
+  return true;
 }
 
 void PredictedLoad::Count(const Container& c, int delta) {
@@ -192,6 +252,8 @@ void PredictedLoad::RemoveContainer(const Container& c) {
 void PredictedLoad::ClearResidents() {
   std::fill(usage_.begin(), usage_.end(), 0.0f);
   std::fill(peak_.begin(), peak_.end(), 0.0f);
+  std::fill(peak_bin_.begin(), peak_bin_.end(), 0);
+  std::fill(block_peak_.begin(), block_peak_.end(), 0.0f);
   std::fill(residents_.begin(), residents_.end(), 0);
   for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
     for (auto& counts : *table) std::fill(counts.begin(), counts.end(), 0);

@@ -37,10 +37,12 @@ using CurveId = int32_t;
 inline constexpr CurveId kNoCurve = -1;
 
 // What one container is predicted to use: a registered curve, or its requests flat (curve ==
-// nullptr). `peak` is the per-dimension maximum either way.
+// nullptr). `peak` is the per-dimension maximum either way, reached in bin `peak_bin`.
 struct Demand {
-  const float* curve = nullptr;  // kNumDims × bins, dimension-major; nullptr = flat at `peak`
+  const float* curve = nullptr;       // kNumDims × bins, dimension-major; nullptr = flat at `peak`
+  const float* block_peak = nullptr;  // kNumDims × blocks: the curve's maximum per block
   std::array<float, kNumDims> peak{};
+  std::array<int32_t, kNumDims> peak_bin{};
 };
 
 class PredictedLoad {
@@ -61,7 +63,7 @@ class PredictedLoad {
   // maximum of the overlapping source bins, so the prediction never drops a peak).
   CurveId AddCurve(const std::array<DailyCurve, kNumDims>& curves);
   std::span<const float> curve(CurveId id, Dim d) const;
-  const std::array<float, kNumDims>& curve_peak(CurveId id) const { return curve_peak_[id]; }
+  const std::array<float, kNumDims>& curve_peak(CurveId id) const { return curve_peak_[id].peak; }
 
   // Service `service` belongs to application `app` (a dense index chosen by the caller), is
   // predicted by `curve` (kNoCurve = its requests, flat) and has profile class `profile_class`
@@ -93,8 +95,19 @@ class PredictedLoad {
   float peak(NodeId n, Dim d) const { return peak_[n * kNumDims + static_cast<int>(d)]; }
   float limit(NodeId n, Dim d) const { return limit_[n * kNumDims + static_cast<int>(d)]; }
   const float* peaks(NodeId n) const { return &peak_[n * kNumDims]; }
+  // A bin where the node's peak in each dimension is reached: a candidate whose demand in that bin
+  // already crosses the limit is rejected without walking the curve.
+  const int32_t* peak_bins(NodeId n) const { return &peak_bin_[n * kNumDims]; }
   const float* limits(NodeId n) const { return &limit_[n * kNumDims]; }
   int residents(NodeId n) const { return residents_[n]; }
+
+  // max over bins of (usage + demand) in dimension `d`: the node's peak once `demand` is added.
+  // Exactly the full loop's value, but only blocks of bins whose block maxima could beat the best
+  // found so far are walked (the peak bins of node and demand are tried first).
+  float PeakWith(NodeId n, Dim d, const Demand& demand) const;
+  // True when usage + demand ≤ `limit` in every bin of dimension `d` (exactly the full loop's
+  // verdict; blocks whose maxima stay under the limit are not walked).
+  bool StaysUnder(NodeId n, Dim d, const Demand& demand, float limit) const;
 
   // Free curves for the batch planner: limit − predicted usage, negative where the prediction
   // already enters the buffer.
@@ -122,18 +135,27 @@ class PredictedLoad {
     return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * bins_;
   }
   void Count(const Container& c, int delta);
+  void UpdatePeak(NodeId n, int d);
+  size_t BlockOffset(NodeId n, int d) const {
+    return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * blocks_;
+  }
   int32_t DomainId(const std::string& name, std::unordered_map<std::string, int32_t>& ids,
                    std::vector<std::string>& names, std::vector<std::vector<int32_t>>& app_counts,
                    std::vector<std::vector<int32_t>>& service_counts);
 
   int bins_;
+  int block_bins_;  // bins per block of the block maxima
+  int blocks_;
   double buffer_;
-  std::vector<float> usage_;  // nodes × dims × bins
-  std::vector<float> peak_;   // nodes × dims
-  std::vector<float> limit_;  // nodes × dims
+  std::vector<float> usage_;       // nodes × dims × bins
+  std::vector<float> peak_;        // nodes × dims
+  std::vector<int32_t> peak_bin_;  // nodes × dims
+  std::vector<float> block_peak_;  // nodes × dims × blocks
+  std::vector<float> limit_;       // nodes × dims
   std::vector<int32_t> residents_;
-  std::vector<float> curves_;  // curves × dims × bins
-  std::vector<std::array<float, kNumDims>> curve_peak_;
+  std::vector<float> curves_;        // curves × dims × bins
+  std::vector<float> curve_blocks_;  // curves × dims × blocks
+  std::vector<Demand> curve_peak_;   // per curve: its peaks and peak bins (curve unset)
   std::vector<int32_t> service_app_, service_curve_, service_class_;
   int num_apps_ = 0;
   std::vector<int32_t> node_zone_, node_pod_;

@@ -25,7 +25,6 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
   if (load == nullptr) return t;
   const Demand demand = load->DemandOf(pod);
   const bool empty = load->residents(node) == 0;
-  const int bins = load->bins();
   double weighted = 0, weights = 0;
   for (int d = 0; d < kNumDims; ++d) {
     const float limit = load->limit(node, static_cast<Dim>(d));
@@ -34,17 +33,7 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
     t.node_peak[d] = node_peak;
     t.pod_peak[d] = p;
     if (p == 0.0f || limit == 0.0f) continue;
-    float after;
-    if (empty) {
-      after = p;
-    } else if (demand.curve == nullptr) {
-      after = node_peak + p;
-    } else {
-      const float* u = load->usage(node, static_cast<Dim>(d)).data();
-      const float* c = demand.curve + static_cast<size_t>(d) * bins;
-      after = 0.0f;
-      for (int b = 0; b < bins; ++b) after = std::max(after, u[b] + c[b]);
-    }
+    const float after = empty ? p : load->PeakWith(node, static_cast<Dim>(d), demand);
     t.rise[d] = std::clamp(after - node_peak, 0.0f, p);
     t.weight[d] = p / limit;
     weighted += t.weight[d] * (1.0 - static_cast<double>(t.rise[d]) / p);

@@ -35,19 +35,10 @@ bool TimeAwareFit::Filter(const SchedulingContext& ctx, const PodRequest& pod, N
   const PredictedLoad* load = ctx.predicted;
   if (load == nullptr) return true;
   const Demand demand = load->DemandOf(pod);
-  const float* peaks = load->peaks(node);
   const float* limits = load->limits(node);
-  const int bins = load->bins();
   for (int d = 0; d < kNumDims; ++d) {
-    const float limit = limits[d];
-    if (demand.peak[d] == 0.0f || limit == 0.0f) continue;
-    if (peaks[d] + demand.peak[d] <= limit) continue;
-    if (demand.curve == nullptr) return false;  // flat: the envelope sum is attained
-    const float* u = load->usage(node, static_cast<Dim>(d)).data();
-    const float* c = demand.curve + static_cast<size_t>(d) * bins;
-    for (int b = 0; b < bins; ++b) {
-      if (u[b] + c[b] > limit) return false;
-    }
+    if (demand.peak[d] == 0.0f || limits[d] == 0.0f) continue;
+    if (!load->StaysUnder(node, static_cast<Dim>(d), demand, limits[d])) return false;
   }
   return true;
 }

@@ -5,8 +5,9 @@
 //
 // Reads ctx.predicted (required: without it only the guarantee is checked). Per dimension the
 // envelopes are compared first: node peak + container peak ≤ limit passes without touching the
-// curves, and only the dimensions where the envelopes overlap the limit walk the bins. Float
-// addition is monotone, so the shortcut gives exactly the verdict of the full check.
+// curves; where the envelopes overlap the limit, the bins of the node's and the container's peaks
+// are tried (most rejections show there) before the walk over every bin. Float addition is
+// monotone, so the shortcuts give exactly the verdict of the full check.
 #ifndef ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_FIT_H_
 #define ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_FIT_H_
 
