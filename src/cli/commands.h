@@ -9,6 +9,7 @@ namespace archimedes::cli {
 void AddSimulateCommand(CLI::App& app);
 void AddMagiCommand(CLI::App& app);
 void AddProfileCommand(CLI::App& app);
+void AddFaultsCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 

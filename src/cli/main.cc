@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   archimedes::cli::AddSimulateCommand(app);
   archimedes::cli::AddMagiCommand(app);
   archimedes::cli::AddProfileCommand(app);
+  archimedes::cli::AddFaultsCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,141 @@
+// `archimedes faults`: MAGI against a single-observer node controller on one fleet, one placement
+// and one fault timeline, side by side (docs/faults.md).
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.h"
+#include "sim/fault_scenario.h"
+#include "sim/fault_sim.h"
+#include "sim/generator.h"
+
+namespace archimedes::cli {
+namespace {
+
+struct FaultsArgs {
+  int nodes = 1000;
+  int days = 7;
+  uint64_t seed = 1;
+  std::string faults_path;
+  std::string json_path;
+  std::string write_faults_path;
+  FaultRates rates;
+  FaultSimParams sim;
+  bool no_review = false;
+};
+
+int Run(FaultsArgs args) {
+  GeneratorParams generator;
+  generator.nodes = args.nodes;
+  generator.days = 1;  // only the fleet and the services are used
+  generator.seed = args.seed;
+  const Scenario scenario = GenerateScenario(generator);
+  const PlacedFleet placed = PlaceServices(scenario, args.seed);
+
+  args.sim.duration_s = static_cast<int64_t>(args.days) * kSecondsPerDay;
+  args.sim.seed = args.seed;
+  args.sim.review_single_observer = !args.no_review;
+  if (args.sim.magi.member_pods.empty()) {
+    args.sim.magi.member_pods = ChooseMemberPods(scenario.nodes, 5);
+  }
+  const std::vector<Fault> faults = args.faults_path.empty()
+                                        ? GenerateFaults(scenario.nodes, args.sim.magi.member_pods,
+                                                         args.rates, args.sim.duration_s, args.seed)
+                                        : ReadFaultsFile(args.faults_path, scenario.nodes);
+  if (!args.write_faults_path.empty()) {
+    std::ofstream out(args.write_faults_path);
+    if (!out) throw std::runtime_error("cannot write " + args.write_faults_path);
+    out << FaultsToJson(faults).dump(2) << "\n";
+  }
+
+  const FaultSimResult result = RunFaultSim(placed.state, faults, args.sim);
+  if (placed.unplaced > 0) {
+    std::cout << "note: " << placed.unplaced
+              << " service replicas found no node and are left out\n";
+  }
+  std::cout << FormatFaultTable(result);
+  if (!args.json_path.empty()) {
+    std::ofstream out(args.json_path);
+    if (!out) throw std::runtime_error("cannot write " + args.json_path);
+    out << FaultSimToJson(result).dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddFaultsCommand(CLI::App& app) {
+  auto args = std::make_shared<FaultsArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("faults",
+                         "Node failures and partial network faults: MAGI versus a single-observer "
+                         "node controller, side by side");
+  cmd->add_option("--nodes", args->nodes, "Fleet size (generated fleet with zones and PODs)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--days", args->days, "Simulated days")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the fleet, the services and the random faults")
+      ->capture_default_str();
+  cmd->add_option("--faults", args->faults_path,
+                  "Fault-scenario file (docs/faults.md) instead of random faults");
+  cmd->add_option("--write-faults", args->write_faults_path,
+                  "Write the fault timeline used (generated or read) to this file");
+  cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
+
+  FaultRates& r = args->rates;
+  cmd->add_option("--crash-rate", r.crashes_per_node_day, "Node crashes per node-day")
+      ->capture_default_str();
+  cmd->add_option("--reboot-share", r.crash_recover_share,
+                  "Share of crashes that recover (the rest never do)")
+      ->capture_default_str();
+  cmd->add_option("--reboot-median", r.reboot_median_s, "Median seconds a crashed node stays down")
+      ->capture_default_str();
+  cmd->add_option("--api-cut-rate", r.api_cuts_per_node_day,
+                  "Node-to-API-server link cuts per node-day")
+      ->capture_default_str();
+  cmd->add_option("--api-cut-median", r.api_cut_median_s, "Median seconds of an API cut")
+      ->capture_default_str();
+  cmd->add_option("--pod-cut-rate", r.pod_cuts_per_node_day, "POD-to-node link cuts per node-day")
+      ->capture_default_str();
+  cmd->add_option("--pod-cut-median", r.pod_cut_median_s, "Median seconds of a POD cut")
+      ->capture_default_str();
+  cmd->add_option("--isolation-rate", r.pod_isolations_per_pod_day,
+                  "Whole-POD isolations per POD-day")
+      ->capture_default_str();
+  cmd->add_option("--isolation-median", r.pod_isolation_median_s,
+                  "Median seconds of a POD isolation")
+      ->capture_default_str();
+  cmd->add_option("--flap-rate", r.flaps_per_node_day, "Flapping links per node-day")
+      ->capture_default_str();
+  cmd->add_option("--flap-median", r.flap_median_s, "Median seconds a link keeps flapping")
+      ->capture_default_str();
+
+  FaultSimParams& s = args->sim;
+  cmd->add_option("--grace", s.single.node_monitor_grace_period_s,
+                  "Single observer: node-monitor-grace-period, seconds")
+      ->capture_default_str();
+  cmd->add_option("--toleration", s.single.toleration_s,
+                  "Single observer: seconds pods tolerate the not-ready/unreachable taint")
+      ->capture_default_str();
+  cmd->add_option("--probe-period", s.magi.probe_period_s, "MAGI: seconds between probe rounds")
+      ->capture_default_str();
+  cmd->add_option("--probe-timeout-ms", s.magi.probe_timeout_ms, "MAGI: probe timeout")
+      ->capture_default_str();
+  cmd->add_option("--heartbeat-grace", s.magi.judge.heartbeat_grace,
+                  "MAGI: a heartbeat younger than this proves the node alive")
+      ->capture_default_str();
+  cmd->add_option("--restart", s.restart_s, "Seconds a restarted container needs to serve")
+      ->capture_default_str();
+  cmd->add_flag("--no-review", args->no_review,
+                "Leave out the single observer whose evictions MAGI reviews");
+  cmd->callback([args] {
+    int rc = Run(*args);
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace archimedes::cli
