@@ -215,6 +215,22 @@ ShapedUsage ShapeUsage(const UsageSeries& series, const Resources& requests, int
   return shaped;
 }
 
+void AssignRealUsageShapes(Workload& workload, const std::string& traces_dir, uint64_t seed,
+                           RealScenarioStats* stats) {
+  RealScenarioStats local;
+  RealScenarioStats& out = stats != nullptr ? *stats : local;
+  std::vector<UsageSeries> shapes = UsageShapes(traces_dir, out);
+  Shuffle(shapes, Hash(seed, 0x7368617065));
+  size_t next = 0;
+  for (Service& s : workload.services) {
+    if (s.usage.samples() > 0) continue;
+    ShapedUsage shaped = ShapeUsage(shapes[next++ % shapes.size()], s.requests, kMaxPatternDays);
+    s.usage = std::move(shaped.pattern);
+    out.cpu_capped += shaped.cpu_capped;
+    out.memory_capped += shaped.memory_capped;
+  }
+}
+
 Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats* stats_out) {
   namespace fs = std::filesystem;
   if (options.nodes < 1 || options.nodes > kMaxRealNodes) {
@@ -283,15 +299,7 @@ Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats
   stats.requested_cpu_share = cpu / static_cast<double>(fleet.cpu());
   stats.requested_memory_share = memory / static_cast<double>(fleet.memory());
 
-  std::vector<UsageSeries> shapes = UsageShapes(options.traces_dir, stats);
-  Shuffle(shapes, Hash(options.seed, 0x7368617065));
-  for (size_t i = 0; i < scenario.workload.services.size(); ++i) {
-    Service& s = scenario.workload.services[i];
-    ShapedUsage shaped = ShapeUsage(shapes[i % shapes.size()], s.requests, kMaxPatternDays);
-    s.usage = std::move(shaped.pattern);
-    stats.cpu_capped += shaped.cpu_capped;
-    stats.memory_capped += shaped.memory_capped;
-  }
+  AssignRealUsageShapes(scenario.workload, options.traces_dir, options.seed, &stats);
 
   // Batch: whole 2017 jobs drawn with probability nodes / 1313, the same draw every day.
   Alibaba2017Batch batch =

@@ -60,6 +60,12 @@ struct RealScenarioStats {
 // Throws std::invalid_argument for options out of range and TraceError for missing or bad files.
 Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats* stats = nullptr);
 
+// Gives every service of `workload` that has no usage pattern a real one: a Google 2019 replica
+// or Alibaba 2018 machine series from `traces_dir`, dealt in a seeded order and scaled to the
+// service's requests by ShapeUsage. Used for traces that record requests but no usage.
+void AssignRealUsageShapes(Workload& workload, const std::string& traces_dir, uint64_t seed,
+                           RealScenarioStats* stats = nullptr);
+
 // A usage series as one replica's UsagePattern for `requests` (CPU and memory; other dimensions
 // stay empty):
 //  * usage is the series' ratio to its own limit times the request, divided by that ratio's p99

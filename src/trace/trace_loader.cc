@@ -98,12 +98,19 @@ bool IsTracesRoot(const fs::path& dir) {
          fs::is_directory(dir / "google-v2019-instance-usage");
 }
 
-}  // namespace
+// Requests-only traces get real usage shapes from the traces folder they sit in, and every trace
+// is cut to the requested number of days.
+Scenario Finish(Scenario scenario, const fs::path& traces_dir, const LoadOptions& options) {
+  bool needs_usage = false;
+  for (const Service& s : scenario.workload.services) needs_usage |= s.usage.samples() == 0;
+  if (needs_usage) {
+    AssignRealUsageShapes(scenario.workload, traces_dir.string(), options.seed);
+  }
+  scenario.duration_s = std::min<int64_t>(scenario.duration_s, options.days * kSecondsPerDay);
+  return scenario;
+}
 
-Scenario LoadTrace(const std::string& path, const LoadOptions& options) {
-  const fs::path p(path);
-  std::error_code error;
-  if (!fs::exists(p, error)) throw TraceError(path, 0, "no such file or folder");
+Scenario Dispatch(const fs::path& p, const std::string& path, const LoadOptions& options) {
   if (fs::is_directory(p)) {
     if (IsTracesRoot(p)) {
       RealScenarioOptions real;
@@ -130,6 +137,17 @@ Scenario LoadTrace(const std::string& path, const LoadOptions& options) {
                    "pod or node list, the DLRM 2025 CSV, an Alibaba 2017 folder (batch_task.csv, "
                    "server_event.csv) or an Alibaba 2018 folder (machine_meta.csv); usage series "
                    "(Google 2019, machine_usage.csv) describe no workload on their own");
+}
+
+}  // namespace
+
+Scenario LoadTrace(const std::string& path, const LoadOptions& options) {
+  const fs::path p(path);
+  std::error_code error;
+  if (!fs::exists(p, error)) throw TraceError(path, 0, "no such file or folder");
+  Scenario scenario = Dispatch(p, path, options);
+  const fs::path trace_folder = fs::is_directory(p) ? p : p.parent_path();
+  return Finish(std::move(scenario), trace_folder.parent_path(), options);
 }
 
 }  // namespace archimedes
