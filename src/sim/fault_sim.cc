@@ -193,7 +193,10 @@ class World {
     if (f.kind != FaultKind::kPodIsolated && !node_index_.count(f.node)) {
       throw std::invalid_argument(DescribeFault(f) + ": unknown node \"" + f.node + "\"");
     }
-    if (!f.pod.empty()) PodIndex(f.pod);
+    if (!f.pod.empty() &&
+        std::find(pod_names_.begin(), pod_names_.end(), f.pod) == pod_names_.end()) {
+      throw std::invalid_argument(DescribeFault(f) + ": unknown POD \"" + f.pod + "\"");
+    }
     if (f.kind == FaultKind::kFlap && (f.period <= f.down || f.down <= 0)) {
       throw std::invalid_argument(DescribeFault(f) + ": need 0 < down < period");
     }
@@ -363,9 +366,6 @@ class Fleet {
         params_(params) {
     report_.name = std::move(name);
   }
-
-  ClusterState& state() { return state_; }
-  ControllerReport& report() { return report_; }
 
   void Declare(NodeId n, int64_t t, std::optional<magi::Decision> decision) {
     ++report_.declarations;
