@@ -5,8 +5,12 @@
 
 namespace archimedes {
 
-ClusterState::ClusterState(std::vector<Node> nodes)
-    : nodes_(std::move(nodes)), requested_(nodes_.size()), on_node_(nodes_.size()) {
+ClusterState::ClusterState(std::vector<Node> nodes, TaskAccounting accounting)
+    : nodes_(std::move(nodes)),
+      requested_(nodes_.size()),
+      task_requested_(nodes_.size()),
+      accounting_(accounting),
+      on_node_(nodes_.size()) {
   for (const Node& n : nodes_) {
     allocatable_.push_back(n.allocatable);
     ready_.push_back(n.condition == NodeCondition::kReady);
@@ -23,6 +27,7 @@ NodeId ClusterState::AddNode(Node node) {
   ready_.push_back(node.condition == NodeCondition::kReady);
   nodes_.push_back(std::move(node));
   requested_.emplace_back();
+  task_requested_.emplace_back();
   on_node_.emplace_back();
   return static_cast<NodeId>(nodes_.size() - 1);
 }
@@ -44,7 +49,10 @@ ContainerId ClusterState::Add(const Container& c) {
   std::vector<ContainerId>& list = on_node_[c.node];
   slot_on_node_[id] = static_cast<int32_t>(list.size());
   list.push_back(id);
-  requested_[c.node] += c.requests;
+  if (c.kind == OwnerKind::kTask) task_requested_[c.node] += c.requests;
+  if (c.kind == OwnerKind::kService || accounting_ == TaskAccounting::kAllocatable) {
+    requested_[c.node] += c.requests;
+  }
   ++live_;
   return id;
 }
@@ -59,7 +67,10 @@ void ClusterState::Remove(ContainerId id) {
   slot_on_node_[moved] = slot;
   list.pop_back();
   slot_on_node_[id] = -1;
-  requested_[c.node] -= c.requests;
+  if (c.kind == OwnerKind::kTask) task_requested_[c.node] -= c.requests;
+  if (c.kind == OwnerKind::kService || accounting_ == TaskAccounting::kAllocatable) {
+    requested_[c.node] -= c.requests;
+  }
   free_ids_.push_back(id);
   --live_;
 }

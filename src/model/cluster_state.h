@@ -29,9 +29,15 @@ struct Container {
   int64_t start_time = 0;
 };
 
+// How batch tasks count: as ordinary pods against allocatable (Kubernetes), or on capacity
+// reclaimed from services' unused reservations, outside allocatable (co-location: Koordinator's
+// batch resources, Archimedes).
+enum class TaskAccounting : uint8_t { kAllocatable, kReclaimed };
+
 class ClusterState {
  public:
-  explicit ClusterState(std::vector<Node> nodes);
+  explicit ClusterState(std::vector<Node> nodes,
+                        TaskAccounting accounting = TaskAccounting::kAllocatable);
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(NodeId n) const { return nodes_[n]; }
@@ -41,8 +47,12 @@ class ClusterState {
   bool ready(NodeId n) const { return ready_[n] != 0; }
   const Resources& allocatable(NodeId n) const { return allocatable_[n]; }
 
-  // Sum of the requests of the containers on node `n`, and what is left of its allocatable.
+  // Sum of the requests that count against node `n`'s allocatable (every container's, or only the
+  // services' when tasks use reclaimed capacity), and what is left of its allocatable.
   const Resources& requested(NodeId n) const { return requested_[n]; }
+  // Sum of the requests of the batch tasks on node `n`, however they are accounted.
+  const Resources& task_requested(NodeId n) const { return task_requested_[n]; }
+  TaskAccounting accounting() const { return accounting_; }
   Resources unrequested(NodeId n) const { return allocatable_[n] - requested_[n]; }
   std::span<const Resources> requested_all() const { return requested_; }
 
@@ -62,6 +72,8 @@ class ClusterState {
   std::vector<Resources> allocatable_;
   std::vector<uint8_t> ready_;
   std::vector<Resources> requested_;
+  std::vector<Resources> task_requested_;
+  TaskAccounting accounting_;
   std::vector<std::vector<ContainerId>> on_node_;
   std::vector<Container> containers_;
   std::vector<int32_t> slot_on_node_;  // position of each container in on_node_[node]; -1 if dead

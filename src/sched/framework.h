@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,12 +28,17 @@ struct PodRequest {
   OwnerKind kind = OwnerKind::kService;
   int32_t owner = 0;      // service or job index
   int max_per_node = 0;   // replicas of the same owner allowed on one node; 0 = no limit
+  int64_t duration_estimate_s = 0;  // batch tasks: how long the task is expected to run
 };
 
 // Everything a plugin may read about the fleet for one decision.
 struct SchedulingContext {
   const ClusterState& state;
   const PredictedLoad* predicted = nullptr;
+  // Per node, what batch may use of the capacity services reserve but do not use: capacity ×
+  // (1 − buffer) − the services' recent peak usage (empty when the policy does not reclaim).
+  std::span<const Resources> batch_allocatable = {};
+  int64_t now = 0;  // seconds; time-aware plugins read their time bins from it
 };
 
 class FilterPlugin {

@@ -27,12 +27,13 @@ MigrationTrigger ShouldMigrate(OwnerKind kind, const MigrationEvidence& evidence
   return MigrationTrigger::kNone;
 }
 
-std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler, ContainerId id,
+std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler,
+                                        const SchedulingContext& ctx, ContainerId id,
                                         const PodRequest& pod, int64_t now) {
   const Container old = state.container(id);
   const NodeCondition source_condition = state.node(old.node).condition;
   state.SetCondition(old.node, NodeCondition::kNotReady);
-  const NodeId target = scheduler.Schedule(SchedulingContext{state}, pod);
+  const NodeId target = scheduler.Schedule(ctx, pod);
   state.SetCondition(old.node, source_condition);
   if (target < 0 || target == old.node) return std::nullopt;
   Container replacement = old;

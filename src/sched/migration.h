@@ -68,7 +68,10 @@ struct Migration {
 // returns both ids. std::nullopt, with `state` unchanged, when no other node passes the filters.
 // The source is excluded by marking it not Ready for the one Schedule call, so `scheduler` must
 // include the NodeReady filter, as every policy does. No allocation beyond the scheduler's own.
-std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler, ContainerId id,
+// `ctx` is what the scheduler reads (its `state` must be `state`: the source node is hidden from
+// the scheduler through it).
+std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler,
+                                        const SchedulingContext& ctx, ContainerId id,
                                         const PodRequest& pod, int64_t now);
 
 }  // namespace archimedes

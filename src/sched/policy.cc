@@ -6,7 +6,9 @@
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
+#include "sched/plugins/reclaimed_fit.h"
 #include "sched/plugins/resource_allocation.h"
+#include "sched/plugins/time_aware_batch_fit.h"
 
 namespace archimedes {
 namespace {
@@ -29,9 +31,31 @@ Scheduler KubernetesScheduler(uint64_t seed) {
   return Scheduler(KubernetesFilters(), std::move(scorers), SchedulerOptions{.seed = seed});
 }
 
+// Batch on reclaimed capacity, ranked by the batch allocatable each node has left.
+Scheduler ReclaimedBatchScheduler(uint64_t seed) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(std::make_unique<NodeReady>());
+  filters.push_back(std::make_unique<ReclaimedFit>());
+  std::vector<WeightedScorer> scorers;
+  scorers.push_back({std::make_unique<ReclaimedLeastAllocated>(), 1});
+  return Scheduler(std::move(filters), std::move(scorers), SchedulerOptions{.seed = seed});
+}
+
+// Batch in the predicted valleys and fragments of services, under the burst buffer.
+Scheduler TimeAwareBatchScheduler(uint64_t seed) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(std::make_unique<NodeReady>());
+  filters.push_back(std::make_unique<TimeAwareBatchFit>());
+  std::vector<WeightedScorer> scorers;
+  scorers.push_back({std::make_unique<BatchBestFit>(), 1});
+  return Scheduler(std::move(filters), std::move(scorers), SchedulerOptions{.seed = seed});
+}
+
 }  // namespace
 
-std::vector<std::string> PolicyNames() { return {"k8s-default", "k8s-binpack"}; }
+std::vector<std::string> PolicyNames() {
+  return {"k8s-default", "k8s-binpack", "reclaim", "archimedes"};
+}
 
 Policy MakePolicy(std::string_view name, uint64_t seed) {
   if (name == "k8s-default") {
@@ -47,6 +71,25 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
         .description = "request-based, MostAllocated + BalancedAllocation, batch as plain pods",
         .services = KubernetesScheduler<MostAllocated>(seed),
         .batch = KubernetesScheduler<MostAllocated>(seed + 1)};
+  }
+  if (name == "reclaim") {
+    return Policy{.name = "reclaim",
+                  .description = "services as k8s-default; batch on reclaimed capacity as soon as "
+                                 "it fits, naive batch eviction on pressure",
+                  .batch_placement = BatchPlacement::kReclaimed,
+                  .eviction = EvictionMode::kNaiveBatch,
+                  .services = KubernetesScheduler<LeastAllocated>(seed),
+                  .batch = ReclaimedBatchScheduler(seed + 1)};
+  }
+  if (name == "archimedes") {
+    return Policy{.name = "archimedes",
+                  .description = "profiles, time-aware complementary fragment-aware placement, "
+                                 "batch planned into valleys, burst buffer, minimal eviction",
+                  .service_placement = ServicePlacement::kProfiles,
+                  .batch_placement = BatchPlacement::kPlanned,
+                  .eviction = EvictionMode::kMinimal,
+                  .services = KubernetesScheduler<LeastAllocated>(seed),
+                  .batch = TimeAwareBatchScheduler(seed + 1)};
   }
   std::string known;
   for (const std::string& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;

@@ -8,15 +8,42 @@
 #include <string_view>
 #include <vector>
 
+#include "model/cluster_state.h"
 #include "sched/framework.h"
 
 namespace archimedes {
 
+// Where service replicas go: by requests alone, or by learned profiles (time-aware fit,
+// complementarity, fragmentation; the driver builds that scheduler once it has the profiles).
+enum class ServicePlacement : uint8_t { kRequests, kProfiles };
+
+// Where batch tasks go: as ordinary pods by requests, on reclaimed capacity as soon as they fit
+// now, or only where the predicted valleys and fragments hold them for their whole estimated run
+// (waiting, within their tolerance, for such a window).
+enum class BatchPlacement : uint8_t { kRequests, kReclaimed, kPlanned };
+
+// What happens when a node's usage crosses its threshold: nothing beyond the kernel's OOM killer,
+// batch evicted lowest priority first (the naive evictor), or the SLA-ordered minimal evictor.
+enum class EvictionMode : uint8_t { kNone, kNaiveBatch, kMinimal };
+
 struct Policy {
   std::string name;
   std::string description;
-  Scheduler services;  // places long-running service replicas
-  Scheduler batch;     // places batch and serverless tasks
+  ServicePlacement service_placement = ServicePlacement::kRequests;
+  BatchPlacement batch_placement = BatchPlacement::kRequests;
+  EvictionMode eviction = EvictionMode::kNone;
+  // The burst buffer: share of each node's capacity kept free of batch for services' peaks
+  // (reclaiming policies only).
+  double buffer = 0.10;
+  // Places long-running service replicas. For kProfiles this is the request-based fallback; the
+  // driver replaces it with the profile-driven scheduler once it has profiles.
+  Scheduler services;
+  Scheduler batch;  // places batch and serverless tasks
+
+  TaskAccounting task_accounting() const {
+    return batch_placement == BatchPlacement::kRequests ? TaskAccounting::kAllocatable
+                                                        : TaskAccounting::kReclaimed;
+  }
 };
 
 // Names accepted by MakePolicy, in the order reports list them.

@@ -10,6 +10,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profile/profiler.h"
+#include "sched/archimedes_placement.h"
+#include "sched/eviction.h"
+#include "sched/migration.h"
+#include "sched/predicted_load.h"
+#include "sched/sla_contract.h"
 #include "sim/usage_model.h"
 
 namespace archimedes {
@@ -92,6 +98,13 @@ class Simulation {
   void Kill(ContainerId id);
   void UsageTick();
   void SampleMetrics();
+  void SetUpProfiles();
+  ProfileSet LearnWarmupProfiles() const;
+  SchedulingContext Context() const;
+  Resources TaskRoom(NodeId n) const;
+  void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
+  void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
+  bool Migrate(ContainerId id);
   void RecomputeEnvelope();
   bool EnvelopeAdmits(const Resources& r) const;
   void AddFailedShape(const Resources& r);
@@ -139,6 +152,23 @@ class Simulation {
   int64_t tasks_within_tolerance_ = 0, tasks_judged_ = 0;
   int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;
   LatencyHistogram latency_;
+
+  // Reclaiming policies: per node, capacity × (1 − buffer) − the services' peak usage over the
+  // last kPeakWindow ticks (ring), what batch may use now.
+  static constexpr int kPeakWindow = 15;
+  std::vector<Resources> batch_allocatable_;
+  std::vector<std::array<float, 2>> service_usage_ring_;  // node × kPeakWindow, cpu and memory
+  int ring_pos_ = 0;
+  // Profile-driven policies: the services' predicted usage per node and time bin.
+  std::optional<PredictedLoad> predicted_;
+  PlacementSettings placement_;
+  // Eviction workspace.
+  Evictor evictor_;
+  NaiveEvictor naive_evictor_;
+  std::vector<EvictionCandidate> candidates_;
+  std::vector<int32_t> budget_;
+  std::vector<ContainerId> victims_;
+  std::vector<std::pair<ContainerId, Usage>> node_containers_;
 };
 
 Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options)
@@ -146,12 +176,14 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       workload_(scenario.workload),
       policy_(policy),
       options_(options),
-      state_(scenario.nodes),
+      state_(scenario.nodes, policy.task_accounting()),
       services_(workload_.services.size()),
       jobs_(workload_.jobs.size()),
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
       node_freed_(scenario.nodes.size()),
+      batch_allocatable_(scenario.nodes.size()),
+      service_usage_ring_(scenario.nodes.size() * kPeakWindow),
       end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
@@ -202,8 +234,15 @@ PodRequest Simulation::ServicePod(int32_t s) const {
                     .max_per_node = svc.max_per_node};
 }
 
+SchedulingContext Simulation::Context() const {
+  return SchedulingContext{.state = state_,
+                           .predicted = predicted_ ? &*predicted_ : nullptr,
+                           .batch_allocatable = batch_allocatable_,
+                           .now = now_};
+}
+
 NodeId Simulation::Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo) {
-  SchedulingContext ctx{state_};
+  const SchedulingContext ctx = Context();
   auto start = Clock::now();
   NodeId node = scheduler.Schedule(ctx, pod, memo);
   latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
@@ -217,6 +256,9 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     node_usage_.emplace_back();
     node_hot_.push_back(0);
     node_freed_.push_back(0);
+    batch_allocatable_.emplace_back();
+    service_usage_ring_.resize(service_usage_ring_.size() + kPeakWindow);
+    if (predicted_) predicted_->AddNode(e.spec);
     dirty_ = true;
     unpark_all_ = true;
     return;
@@ -314,7 +356,9 @@ void Simulation::SubmitJobs() {
 }
 
 void Simulation::RemoveContainer(ContainerId id) {
-  NodeId n = state_.container(id).node;
+  const Container& c = state_.container(id);
+  NodeId n = c.node;
+  if (predicted_ && c.kind == OwnerKind::kService) predicted_->RemoveContainer(c);
   state_.Remove(id);
   dirty_ = true;
   if (!node_freed_[n]) {
@@ -345,10 +389,20 @@ void Simulation::Enqueue(int32_t j) {
   job_queue_[workload_.jobs[j].priority].push_back(j);
 }
 
+// An upper bound of the room a task could find on node `n` under the policy's batch placement.
+Resources Simulation::TaskRoom(NodeId n) const {
+  switch (policy_.batch_placement) {
+    case BatchPlacement::kRequests: return state_.unrequested(n);
+    case BatchPlacement::kReclaimed: return batch_allocatable_[n] - state_.task_requested(n);
+    case BatchPlacement::kPlanned: return state_.node(n).capacity - state_.task_requested(n);
+  }
+  return Resources{};
+}
+
 void Simulation::RecomputeEnvelope() {
   envelope_ = Resources{};
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    if (state_.ready(n)) envelope_ = Max(envelope_, state_.unrequested(n));
+    if (state_.ready(n)) envelope_ = Max(envelope_, TaskRoom(n));
   }
 }
 
@@ -401,6 +455,7 @@ void Simulation::PlaceServices() {
                   .priority = pod.priority,
                   .start_time = now_};
       run.running.push_back(state_.Add(c));
+      if (predicted_) predicted_->AddContainer(c);
     }
     if (static_cast<int>(run.running.size()) < run.desired) {
       run.backoff_s = std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
@@ -482,7 +537,7 @@ void Simulation::PlaceBatch() {
   Resources freed_envelope;
   for (NodeId n : freed_nodes_) {
     node_freed_[n] = 0;
-    if (state_.ready(n)) freed_envelope = Max(freed_envelope, state_.unrequested(n));
+    if (state_.ready(n)) freed_envelope = Max(freed_envelope, TaskRoom(n));
   }
   freed_nodes_.clear();
   const bool unpark_all = unpark_all_;
@@ -520,7 +575,8 @@ bool Simulation::PlaceJob(int32_t j) {
   const PodRequest pod{.requests = job.task_requests,
                        .priority = job.priority,
                        .kind = OwnerKind::kTask,
-                       .owner = j};
+                       .owner = j,
+                       .duration_estimate_s = job.duration_estimate_s};
   const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
   const int first_started_before = run.first_started;
   started_.clear();
@@ -582,12 +638,110 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
   return id;
 }
 
+void Simulation::UpdateBatchAllocatable(NodeId n, const Usage& service_usage) {
+  std::array<float, 2>* ring = &service_usage_ring_[static_cast<size_t>(n) * kPeakWindow];
+  ring[ring_pos_] = {service_usage[0], service_usage[1]};
+  float cpu_peak = 0, memory_peak = 0;
+  for (int i = 0; i < kPeakWindow; ++i) {
+    cpu_peak = std::max(cpu_peak, ring[i][0]);
+    memory_peak = std::max(memory_peak, ring[i][1]);
+  }
+  Resources allocatable = state_.node(n).capacity.Scaled(1.0 - policy_.buffer);
+  allocatable[Dim::kCpu] -= static_cast<int64_t>(cpu_peak);
+  allocatable[Dim::kMemory] -= static_cast<int64_t>(memory_peak);
+  batch_allocatable_[n] = allocatable;
+}
+
+// Brings node `n` back under its thresholds before the kernel or the hardware would: memory above
+// `memory_threshold` of capacity is freed by evicting batch (and, for the minimal evictor, by
+// moving or evicting services when batch is not enough); CPU is only a reason when the services
+// alone exceed `cpu_threshold` (batch is throttled instead), and then only services can help.
+void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_threshold) {
+  const Node& node = state_.node(n);
+  double service_cpu = 0, memory = 0;
+  for (const auto& [id, u] : node_containers_) {
+    if (state_.container(id).kind == OwnerKind::kService) service_cpu += u[0];
+    memory += u[1];
+  }
+  const bool minimal = policy_.eviction == EvictionMode::kMinimal;
+  Resources need;
+  need[Dim::kMemory] = static_cast<int64_t>(
+      std::max(0.0, memory - memory_threshold * static_cast<double>(node.capacity.memory())));
+  if (minimal) {
+    need[Dim::kCpu] = static_cast<int64_t>(
+        std::max(0.0, service_cpu - cpu_threshold * static_cast<double>(node.capacity.cpu())));
+  }
+  if (need.IsZero()) return;
+  candidates_.clear();
+  for (const auto& [id, u] : node_containers_) {
+    const Container& c = state_.container(id);
+    EvictionCandidate e{.id = id,
+                        .sla = {.kind = c.kind, .priority = c.priority, .start_time = c.start_time},
+                        .usage = RoundUsage(u)};
+    if (c.kind == OwnerKind::kService) {
+      e.sla.loss = ReplicaLoss(services_[c.owner].desired);
+      e.disruption_group = c.owner;
+    } else {
+      const BatchJob& job = workload_.jobs[c.owner];
+      const TaskRun& t = tasks_[id];
+      const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
+      e.sla.loss = TaskLoss(std::llround(static_cast<double>(job.duration_s) - left), job.duration_s);
+      e.usage[Dim::kCpu] = 0;  // batch CPU is throttled, never a reason to evict
+    }
+    candidates_.push_back(e);
+  }
+  EvictionRequest request{.need = need,
+                          .candidates = candidates_,
+                          .disruption_budget = budget_,
+                          .services_evictable = false};
+  EvictionDecision decision = minimal ? evictor_.ChooseVictims(request)
+                                      : naive_evictor_.ChooseVictims(request);
+  if (minimal && !decision.feasible) {
+    request.services_evictable = true;
+    decision = evictor_.ChooseVictims(request);
+  }
+  victims_.assign(decision.victims.begin(), decision.victims.end());
+  for (ContainerId id : victims_) {
+    const Container c = state_.container(id);
+    if (c.kind == OwnerKind::kService &&
+        ShouldMigrate(c.kind, {.overload_beyond_batch = true}) != MigrationTrigger::kNone &&
+        Migrate(id)) {
+      continue;
+    }
+    Kill(id);
+    ++evictions_;
+    if (c.kind == OwnerKind::kService) --budget_[c.owner];
+  }
+}
+
+// Make-before-break: the replacement is placed and started elsewhere before the old replica stops.
+bool Simulation::Migrate(ContainerId id) {
+  const Container old = state_.container(id);
+  std::optional<Migration> m =
+      StartMigration(state_, policy_.services, Context(), id, ServicePod(old.owner), now_);
+  if (!m) return false;
+  if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
+  ServiceRun& run = services_[old.owner];
+  *std::find(run.running.begin(), run.running.end(), id) = m->replacement;
+  RemoveContainer(id);
+  ++migrations_;
+  return true;
+}
+
 void Simulation::UsageTick() {
   unpark_all_ = true;
   dirty_ = true;
   const bool measuring = now_ >= options_.warmup_s;
   const bool recording =
       options_.usage_recorder != nullptr && now_ % options_.record_interval_s == 0;
+  const bool reclaiming = policy_.batch_placement != BatchPlacement::kRequests;
+  if (policy_.eviction != EvictionMode::kNone) {
+    budget_.resize(services_.size());
+    for (size_t s = 0; s < services_.size(); ++s) {
+      budget_[s] = DisruptionBudget(workload_.services[s].sla,
+                                    static_cast<int>(services_[s].running.size()));
+    }
+  }
   std::array<double, kNumDims> usage_total{}, capacity_total{};
   std::vector<ContainerId> oom_order;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
@@ -597,33 +751,44 @@ void Simulation::UsageTick() {
       node_hot_[n] = 0;
       continue;
     }
-    Usage service_usage{}, batch_usage{};
+    node_containers_.clear();
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
       Usage u = c.kind == OwnerKind::kService
                     ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
                                           options_.seed)
                     : TaskUsage(workload_.jobs[c.owner]);
-      Usage& sum = c.kind == OwnerKind::kService ? service_usage : batch_usage;
-      for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
+      node_containers_.push_back({id, u});
       if (recording && c.kind == OwnerKind::kService) {
         const Service& svc = workload_.services[c.owner];
         options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
       }
     }
+    if (policy_.eviction != EvictionMode::kNone) {
+      RelievePressure(n, options_.cpu_hot_threshold, 1.0 - policy_.buffer);
+    }
+    Usage service_usage{}, batch_usage{};
+    for (const auto& [id, u] : node_containers_) {
+      if (!state_.alive(id) || state_.container(id).node != n) continue;  // evicted or moved
+      Usage& sum = state_.container(id).kind == OwnerKind::kService ? service_usage : batch_usage;
+      for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
+    }
+    if (reclaiming) UpdateBatchAllocatable(n, service_usage);
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());
-    const double cpu_demand = service_usage[0] + batch_usage[0];
-    // Services keep their CPU share; batch gets what is left (its tasks slow down).
+    // Services keep their CPU share; batch gets what is left of the capacity, or, under a
+    // reclaiming policy, of the capacity outside the burst buffer (its tasks slow down).
+    const double batch_cpu_limit = reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
     double batch_rate = 1;
-    if (cpu_demand > cpu_capacity && batch_usage[0] > 0) {
-      batch_rate = std::max(0.0, cpu_capacity - service_usage[0]) / batch_usage[0];
+    if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
+      batch_rate = std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
     }
     Usage actual{};
     for (int d = 0; d < kNumDims; ++d) actual[d] = service_usage[d] + batch_usage[d];
-    actual[0] = static_cast<float>(std::min(cpu_demand, cpu_capacity));
+    actual[0] = static_cast<float>(
+        std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
     const double memory_capacity = static_cast<double>(node.capacity.memory());
     const bool memory_over = actual[1] > memory_capacity * options_.memory_hot_threshold;
-    const bool hot = cpu_demand > cpu_capacity * options_.cpu_hot_threshold || memory_over;
+    const bool hot = actual[0] > cpu_capacity * options_.cpu_hot_threshold || memory_over;
     node_hot_[n] = hot;
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
@@ -671,6 +836,7 @@ void Simulation::UsageTick() {
           static_cast<double>(state_.containers_on(n).size()) * static_cast<double>(options_.tick_s);
     }
   }
+  ring_pos_ = (ring_pos_ + 1) % kPeakWindow;
   if (options_.on_tick) options_.on_tick(now_, state_);
   if (!measuring) return;
   for (int d = 0; d < kNumDims; ++d) {
@@ -693,10 +859,12 @@ void Simulation::UsageTick() {
 
 void Simulation::SampleMetrics() {
   std::array<double, kNumDims> requested{}, capacity{};
+  const bool tasks_outside = state_.accounting() == TaskAccounting::kReclaimed;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     for (int d = 0; d < kNumDims; ++d) {
       capacity[d] += static_cast<double>(state_.node(n).capacity.amount[d]);
       requested[d] += static_cast<double>(state_.requested(n).amount[d]);
+      if (tasks_outside) requested[d] += static_cast<double>(state_.task_requested(n).amount[d]);
     }
   }
   for (int d = 0; d < kNumDims; ++d) {
@@ -706,8 +874,44 @@ void Simulation::SampleMetrics() {
   ++allocation_samples_;
 }
 
+ProfileSet Simulation::LearnWarmupProfiles() const {
+  Profiler profiler;
+  constexpr int64_t kSampleStep = 300;
+  for (size_t s = 0; s < workload_.services.size(); ++s) {
+    const Service& svc = workload_.services[s];
+    const int64_t from = std::max<int64_t>(svc.start_time, 0);
+    const int64_t to = std::min(svc.end_time, options_.warmup_s);
+    for (int r = 0; r < svc.replicas && from < to; ++r) {
+      const int container = profiler.ContainerIndex(svc.app, svc.name + "-" + std::to_string(r));
+      for (int64_t t = from - from % kSampleStep; t < to; t += kSampleStep) {
+        profiler.Add(container, t,
+                     ServiceReplicaUsage(svc, static_cast<int32_t>(s), r, t, options_.seed));
+      }
+    }
+  }
+  return profiler.Finish();
+}
+
+void Simulation::SetUpProfiles() {
+  if (policy_.service_placement != ServicePlacement::kProfiles &&
+      policy_.batch_placement != BatchPlacement::kPlanned) {
+    return;
+  }
+  const ProfileSet learned = options_.profiles != nullptr ? ProfileSet{} : LearnWarmupProfiles();
+  const ProfileSet& profiles = options_.profiles != nullptr ? *options_.profiles : learned;
+  placement_.buffer = policy_.buffer;
+  placement_.seed = options_.seed;
+  predicted_.emplace(BuildPredictedLoad(state_, workload_.services, profiles, placement_));
+  if (policy_.service_placement == ServicePlacement::kProfiles) {
+    policy_.services = MakeArchimedesServiceScheduler(
+        placement_,
+        PlacementInputs::From(workload_.services, profiles, *predicted_, placement_, mix_.shapes()));
+  }
+}
+
 Metrics Simulation::Run() {
   auto wall_start = Clock::now();
+  SetUpProfiles();
   for (now_ = 0; now_ < end_; ++now_) {
     while (next_node_event_ < node_events_.size() && node_events_[next_node_event_].time <= now_) {
       ApplyNodeEvent(node_events_[next_node_event_++]);

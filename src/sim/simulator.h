@@ -15,6 +15,7 @@
 
 #include "model/cluster_state.h"
 #include "model/workload.h"
+#include "profile/profile.h"
 #include "sched/policy.h"
 #include "sim/metrics.h"
 #include "trace/usage_history.h"
@@ -35,6 +36,10 @@ struct SimOptions {
   int64_t min_patience_s = 600;
   // Called about every simulated hour with (now, end).
   std::function<void(int64_t, int64_t)> progress;
+  // Profiles for policies that place by profiles. When null, they are learned from the warm-up
+  // day's usage history (the history a recording of that day gives: service usage does not depend
+  // on placement); applications without history fall back to their requests.
+  const ProfileSet* profiles = nullptr;
   // Called after every usage tick with the cluster as it stands.
   std::function<void(int64_t, const ClusterState&)> on_tick;
   // When set, every service replica's usage is written to it every `record_interval_s`, as

@@ -60,7 +60,7 @@ TEST(MigrationTest, ReplacementIsPlacedElsewhereBeforeTheOldOneStops) {
   Place(state, 2, ReplicaPod(3000));
   const ContainerId old = Place(state, 0, pod);
   Policy policy = MakePolicy("k8s-default", 1);
-  const auto m = StartMigration(state, policy.services, old, pod, 77);
+  const auto m = StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 77);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->old_container, old);
   EXPECT_EQ(m->source, 0);
@@ -87,7 +87,7 @@ TEST(MigrationTest, TheSchedulerSeesTheOldContainerRunning) {
   std::vector<WeightedScorer> scorers;
   scorers.push_back({std::make_unique<LeastAllocated>(), 1});
   Scheduler scheduler(std::move(filters), std::move(scorers), SchedulerOptions{});
-  const auto m = StartMigration(state, scheduler, old, pod, 0);
+  const auto m = StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->target, 1);
   EXPECT_GT(seen->calls, 0);
@@ -100,7 +100,7 @@ TEST(MigrationTest, NoCapacityElsewhereChangesNothing) {
   Place(state, 1, ReplicaPod(6000));
   const ContainerId old = Place(state, 0, pod);
   Policy policy = MakePolicy("k8s-default", 1);
-  EXPECT_FALSE(StartMigration(state, policy.services, old, pod, 0).has_value());
+  EXPECT_FALSE(StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0).has_value());
   EXPECT_EQ(state.num_containers(), 2);
   EXPECT_TRUE(state.alive(old));
   EXPECT_TRUE(state.ready(0));
@@ -113,7 +113,7 @@ TEST(MigrationTest, AFailedSourceStaysNotReady) {
   const ContainerId old = Place(state, 0, pod);
   state.SetCondition(0, NodeCondition::kNotReady);
   Policy policy = MakePolicy("k8s-default", 1);
-  const auto m = StartMigration(state, policy.services, old, pod, 0);
+  const auto m = StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->target, 1);
   EXPECT_FALSE(state.ready(0));

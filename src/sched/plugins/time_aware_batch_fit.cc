@@ -1,0 +1,57 @@
+#include "sched/plugins/time_aware_batch_fit.h"
+
+#include <algorithm>
+
+#include "sched/predicted_load.h"
+
+namespace archimedes {
+namespace {
+
+constexpr Dim kBatchDims[] = {Dim::kCpu, Dim::kMemory};
+
+// Per dimension, the least room the node keeps over the task's window once the batch already
+// there is counted: limit − predicted services − batch requests. Negative when it does not fit.
+struct Room {
+  float cpu_share = 0;     // room left after the task, as a share of the limit
+  float memory_share = 0;
+  bool fits = false;
+};
+
+Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
+  const PredictedLoad& load = *ctx.predicted;
+  const int first = load.BinAt(ctx.now);
+  const int64_t bin_seconds = kSecondsPerDay / load.bins();
+  const int span = static_cast<int>(
+      std::clamp<int64_t>((pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1,
+                          load.bins()));
+  const Resources& batch = ctx.state.task_requested(node);
+  Room room{.fits = true};
+  for (Dim d : kBatchDims) {
+    const float limit = load.limit(node, d);
+    const float left = load.MinFree(node, d, first, span) - static_cast<float>(batch[d]) -
+                       static_cast<float>(pod.requests[d]);
+    if (left < 0) room.fits = false;
+    const float share = limit > 0 ? left / limit : 0;
+    (d == Dim::kCpu ? room.cpu_share : room.memory_share) = share;
+  }
+  return room;
+}
+
+}  // namespace
+
+bool TimeAwareBatchFit::Filter(const SchedulingContext& ctx, const PodRequest& pod,
+                               NodeId node) const {
+  if (ctx.predicted == nullptr) return false;
+  return RoomFor(ctx, pod, node).fits;
+}
+
+int64_t BatchBestFit::Score(const SchedulingContext& ctx, const PodRequest& pod,
+                            NodeId node) const {
+  if (ctx.predicted == nullptr) return 0;
+  Room room = RoomFor(ctx, pod, node);
+  if (!room.fits) return 0;
+  const float left = std::clamp((room.cpu_share + room.memory_share) / 2, 0.0f, 1.0f);
+  return static_cast<int64_t>((1.0f - left) * static_cast<float>(kMaxNodeScore));
+}
+
+}  // namespace archimedes
