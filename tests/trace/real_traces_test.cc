@@ -279,10 +279,15 @@ TEST(Google2019Test, ReadsJobFolders) {
 
 TEST(TraceLoaderTest, LoadsAPodListWithItsFleet) {
   ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-gpu-v2023/openb_pod_list_cpu050.csv");
-  Scenario s = LoadTrace(Trace("alibaba-gpu-v2023/openb_pod_list_cpu050.csv"));
+  Scenario s = LoadTrace(Trace("alibaba-gpu-v2023/openb_pod_list_cpu050.csv"), {.days = 40});
   EXPECT_EQ(s.nodes.size(), 1523u);
   EXPECT_EQ(s.workload.services.size() + s.workload.jobs.size(), 7439u - 439u);  // - pending BE
   EXPECT_GT(s.duration_s, 30 * kSecondsPerDay);
+  EXPECT_LT(s.duration_s, 35 * kSecondsPerDay);  // the trace's own window
+  // The list records requests only: every service gets a real usage shape.
+  for (const Service& service : s.workload.services) ASSERT_GT(service.usage.samples(), 0);
+  EXPECT_EQ(LoadTrace(Trace("alibaba-gpu-v2023/openb_pod_list_cpu050.csv"), {.days = 2}).duration_s,
+            2 * kSecondsPerDay);
 }
 
 TEST(TraceLoaderTest, LoadsThe2017FolderAndTheDlrmTrace) {
@@ -294,7 +299,7 @@ TEST(TraceLoaderTest, LoadsThe2017FolderAndTheDlrmTrace) {
   EXPECT_EQ(batch.workload.node_events.size(), 7u);
   EXPECT_EQ(LoadTrace(Trace("alibaba-v2017/batch_task.csv")).workload.jobs.size(), 57'737u);
 
-  Scenario dlrm = LoadTrace(Trace("alibaba-gpu-v2025/disaggregated_DLRM_trace.csv"));
+  Scenario dlrm = LoadTrace(Trace("alibaba-gpu-v2025/disaggregated_DLRM_trace.csv"), {.days = 40});
   EXPECT_EQ(dlrm.nodes.size(), 1523u);
   EXPECT_EQ(dlrm.workload.services.size(), 312u);
   EXPECT_FALSE(dlrm.workload.scale_events.empty());
