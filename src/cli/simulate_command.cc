@@ -5,11 +5,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "profile/profile.h"
 #include "sched/policy.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
@@ -28,6 +30,8 @@ struct SimulateArgs {
   std::string traces_dir = "../shared/traces";
   std::string json_path;
   std::string record_usage_path;
+  std::string profiles_path;
+  std::string explain_service;
   std::vector<std::string> overrides;
   std::vector<std::string> job_files;
   int64_t warmup_s = kSecondsPerDay;
@@ -86,12 +90,29 @@ int Run(const SimulateArgs& args) {
   if (!args.record_usage_path.empty()) {
     recorder = std::make_unique<UsageHistoryWriter>(args.record_usage_path);
   }
+  std::optional<ProfileSet> profiles;
+  if (!args.profiles_path.empty()) profiles = LoadProfiles(args.profiles_path);
+  if (!args.explain_service.empty()) {
+    bool known = false;
+    for (const Service& s : scenario.workload.services) known |= s.name == args.explain_service;
+    if (!known) {
+      throw std::invalid_argument("--explain: the scenario has no service \"" +
+                                  args.explain_service + "\"");
+    }
+  }
   std::vector<PolicyResult> results;
   for (const std::string& name : policies) {
     Policy policy = MakePolicy(name, args.seed);
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
     if (recorder && results.empty()) options.usage_recorder = recorder.get();
+    if (profiles) options.profiles = &*profiles;
+    if (!args.explain_service.empty()) {
+      options.explain_service = args.explain_service;
+      options.explain_out = [&name](const std::string& text) {
+        std::cout << "why " << name << " placed the first replica there:\n" << text << "\n";
+      };
+    }
     if (tty) {
       options.progress = [&name](int64_t now, int64_t end) { ShowProgress(name, now, end); };
     }
@@ -140,6 +161,12 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
       ->capture_default_str();
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
+  cmd->add_option("--profiles", args->profiles_path,
+                  "Profiles (archimedes profile --out) for the profile-driven policies; without "
+                  "it they learn from the warm-up day");
+  cmd->add_option("--explain", args->explain_service,
+                  "Explain the first placement of this service: filter verdicts and score terms "
+                  "per node, per policy");
   cmd->add_option("--record-usage", args->record_usage_path,
                   "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {

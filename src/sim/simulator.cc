@@ -16,6 +16,7 @@
 #include "sched/migration.h"
 #include "sched/predicted_load.h"
 #include "sched/sla_contract.h"
+#include "sim/explain.h"
 #include "sim/usage_model.h"
 
 namespace archimedes {
@@ -169,6 +170,7 @@ class Simulation {
   std::vector<int32_t> budget_;
   std::vector<ContainerId> victims_;
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
+  bool explained_ = false;
 };
 
 Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options)
@@ -439,6 +441,10 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired) {
       NodeId node = Decide(policy_.services, pod);
+      if (!explained_ && options_.explain_out && workload_.services[s].name == options_.explain_service) {
+        explained_ = true;
+        options_.explain_out(FormatExplanation(policy_.services, Context(), pod, node));
+      }
       if (node < 0) {
         if (PreemptFor(s)) continue;
         break;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "model/cluster_state.h"
 #include "model/workload.h"
@@ -40,6 +41,10 @@ struct SimOptions {
   // day's usage history (the history a recording of that day gives: service usage does not depend
   // on placement); applications without history fall back to their requests.
   const ProfileSet* profiles = nullptr;
+  // When set, the first placement of this service's replicas is explained (filter verdicts and
+  // score terms per node) to `explain_out`.
+  std::string explain_service;
+  std::function<void(const std::string&)> explain_out;
   // Called after every usage tick with the cluster as it stands.
   std::function<void(int64_t, const ClusterState&)> on_tick;
   // When set, every service replica's usage is written to it every `record_interval_s`, as
