@@ -210,3 +210,62 @@ TEST(SimulatorTest, RecordsServiceUsageHistory) {
 
 }  // namespace
 }  // namespace archimedes
+
+namespace archimedes {
+namespace {
+
+TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
+  Scenario scenario = SmallScenario(40, 1, 11);
+  SimOptions options = QuickOptions();
+  Policy k8s = MakePolicy("k8s-default", 1);
+  const Metrics base = Simulate(scenario, k8s, options);
+  for (const std::string& name : {"reclaim", "archimedes"}) {
+    Policy policy = MakePolicy(name, 1);
+    const Metrics m = Simulate(scenario, policy, options);
+    EXPECT_GT(m.utilization[0], 1.5 * base.utilization[0]) << name;
+    EXPECT_GT(m.batch_core_hours_per_day, base.batch_core_hours_per_day) << name;
+    EXPECT_EQ(m.hot_node_time, 0.0) << name;
+    EXPECT_GE(m.sla_services, 0.99) << name;
+    EXPECT_EQ(m.tasks_finished + m.tasks_running + m.tasks_queued + m.tasks_failed,
+              m.tasks_submitted)
+        << name;
+  }
+}
+
+TEST(SimulatorTest, ArchimedesKeepsBatchOutOfTheBurstBuffer) {
+  Scenario scenario = SmallScenario(30, 1, 13);
+  Policy policy = MakePolicy("archimedes", 1);
+  SimOptions options = QuickOptions();
+  int64_t checks = 0;
+  options.on_tick = [&](int64_t, const ClusterState& state) {
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      // Batch requests alone never claim the buffer of any node.
+      const double limit = static_cast<double>(state.node(n).capacity.cpu()) * (1 - policy.buffer);
+      ASSERT_LE(static_cast<double>(state.task_requested(n).cpu()), limit) << "node " << n;
+      ++checks;
+    }
+  };
+  Simulate(scenario, policy, options);
+  EXPECT_GT(checks, 0);
+}
+
+TEST(SimulatorTest, ExplainsTheFirstPlacementOfAService) {
+  Scenario scenario = SmallScenario(20, 1, 3);
+  scenario.duration_s = 600;
+  const std::string service = scenario.workload.services.front().name;
+  for (const std::string& name : {"k8s-default", "archimedes"}) {
+    Policy policy = MakePolicy(name, 1);
+    SimOptions options = QuickOptions();
+    std::string text;
+    options.explain_service = service;
+    options.explain_out = [&](const std::string& t) { text += t; };
+    Simulate(scenario, policy, options);
+    EXPECT_NE(text.find("chosen node: node-"), std::string::npos) << name << text;
+    EXPECT_NE(text.find(name == "archimedes" ? "Complementarity" : "LeastAllocated"),
+              std::string::npos)
+        << text;
+  }
+}
+
+}  // namespace
+}  // namespace archimedes

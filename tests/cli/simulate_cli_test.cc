@@ -1,0 +1,96 @@
+// The `archimedes simulate` command as a user runs it: real process, real files.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace archimedes {
+namespace {
+
+struct CommandResult {
+  int status;
+  std::string output;
+};
+
+CommandResult Archimedes(const std::string& args) {
+  std::string command = std::string(ARCHIMEDES_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), output};
+}
+
+std::string TempFile(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
+  std::string json = ::testing::TempDir() + "/out.json";
+  CommandResult r = Archimedes("simulate --nodes 20 --days 1 --warmup 3600 --json " + json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* policy : {"k8s-default", "k8s-binpack", "reclaim", "archimedes"}) {
+    EXPECT_NE(r.output.find(policy), std::string::npos) << r.output;
+  }
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  const nlohmann::json& p = doc["policies"]["k8s-default"];
+  for (const char* key : {"allocation_rate", "utilization", "fragmentation_rate", "hot_node_time",
+                          "sla", "batch", "disruption", "latency_us"}) {
+    EXPECT_TRUE(p.contains(key)) << key;
+  }
+  EXPECT_GT(p["utilization"]["cpu"].get<double>(), 0.0);
+  EXPECT_TRUE(p["batch"].contains("started_within_tolerance"));
+  EXPECT_TRUE(p["disruption"].contains("oom_kills"));
+  EXPECT_EQ(doc["scenario"]["nodes"].get<int>(), 20);
+  std::filesystem::remove(json);
+}
+
+TEST(SimulateCliTest, BadInputGetsAClearError) {
+  CommandResult unknown_policy = Archimedes("simulate --nodes 5 --days 1 --policy k8s-fancy");
+  EXPECT_NE(unknown_policy.status, 0);
+  EXPECT_NE(unknown_policy.output.find("unknown policy \"k8s-fancy\""), std::string::npos)
+      << unknown_policy.output;
+
+  std::string bad = TempFile("bad.json", "{\"nodes\": [ {\"name\": \"a\",, } ]}");
+  CommandResult malformed = Archimedes("simulate --scenario " + bad);
+  EXPECT_NE(malformed.status, 0);
+  EXPECT_NE(malformed.output.find(bad), std::string::npos) << malformed.output;
+
+  CommandResult unknown_param = Archimedes("simulate --nodes 5 --days 1 --set no_such_knob=3");
+  EXPECT_NE(unknown_param.status, 0);
+  EXPECT_NE(unknown_param.output.find("no_such_knob"), std::string::npos) << unknown_param.output;
+
+  CommandResult explain = Archimedes("simulate --nodes 5 --days 1 --explain nobody");
+  EXPECT_NE(explain.status, 0);
+  EXPECT_NE(explain.output.find("\"nobody\""), std::string::npos) << explain.output;
+
+  CommandResult trace = Archimedes("simulate --trace /nonexistent/trace.csv");
+  EXPECT_NE(trace.status, 0);
+  EXPECT_NE(trace.output.find("/nonexistent/trace.csv"), std::string::npos) << trace.output;
+}
+
+TEST(SimulateCliTest, RunsANativeScenarioFileWithExtraJobs) {
+  std::string scenario = TempFile("s.json", R"({
+    "name": "two nodes", "duration": "3h",
+    "nodes": [{"name": "a", "capacity": {"cpu": "8", "memory": "32Gi"}},
+              {"name": "b", "capacity": {"cpu": "8", "memory": "32Gi"}}],
+    "services": [{"name": "web", "replicas": 2, "requests": {"cpu": "2", "memory": "4Gi"},
+                  "usage": {"step": "5m", "cpu_fraction_of_request": [0.3, 0.5],
+                            "memory_fraction_of_request": [0.5, 0.5]}}]})");
+  std::string jobs = TempFile("j.json", R"({"jobs": [{"name": "etl", "submit": "10m", "tasks": 4,
+    "requests": {"cpu": "1", "memory": "1Gi"}, "duration_estimate": "20m",
+    "delay_tolerance": "1h"}]})");
+  CommandResult r = Archimedes("simulate --warmup 0 --scenario " + scenario + " --jobs " + jobs);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("2 nodes, 1 services (2 replicas"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 jobs (4 tasks)"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace archimedes
