@@ -139,23 +139,25 @@ void AddSimulateCommand(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Replay a workload against a fleet under several policies, side by side");
-  cmd->add_option("--policy", args->policies,
-                  "Comma-separated policies (default: all of " + [] {
-                    std::string all;
-                    for (const std::string& p : PolicyNames()) all += (all.empty() ? "" : ",") + p;
-                    return all;
-                  }() + ")");
+  cmd->add_option(
+      "--policy", args->policies, "Comma-separated policies (default: all of " + [] {
+        std::string all;
+        for (const std::string& p : PolicyNames()) all += (all.empty() ? "" : ",") + p;
+        return all;
+      }() + ")");
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--days", args->days, "Simulated days, the first of which is warm-up")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed of the workload and of tie-breaking");
-  cmd->add_option("--trace", args->trace, "Replay one real trace (a file or folder of ../shared/traces)");
+  cmd->add_option("--trace", args->trace,
+                  "Replay one real trace (a file or folder of ../shared/traces)");
   cmd->add_option("--scenario", args->scenario,
                   "'real' for the real scenario, or a scenario file (docs/formats.md)");
   cmd->add_option("--traces-dir", args->traces_dir, "Where the real traces are")
       ->capture_default_str();
-  cmd->add_option("--set", args->overrides, "Override a generator parameter: key=value (repeatable)");
+  cmd->add_option("--set", args->overrides,
+                  "Override a generator parameter: key=value (repeatable)");
   cmd->add_flag("--list-params", args->list_params, "List the generator parameters and exit");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")

@@ -32,35 +32,52 @@ __int128 Pow10(int n, bool& ok) {
 __int128 CeilDiv(__int128 a, __int128 b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 struct Suffix {
-  int base = 10;      // 10 or 2
-  int exponent = 0;   // power of `base`
+  int base = 10;     // 10 or 2
+  int exponent = 0;  // power of `base`
 };
 
 Suffix ParseSuffix(std::string_view text, std::string_view s) {
   if (s.empty()) return {10, 0};
   if (s.size() == 2 && s[1] == 'i') {
     switch (s[0]) {
-      case 'K': return {2, 10};
-      case 'M': return {2, 20};
-      case 'G': return {2, 30};
-      case 'T': return {2, 40};
-      case 'P': return {2, 50};
-      case 'E': return {2, 60};
-      default: Fail(text, "unknown suffix \"" + std::string(s) + "\"");
+      case 'K':
+        return {2, 10};
+      case 'M':
+        return {2, 20};
+      case 'G':
+        return {2, 30};
+      case 'T':
+        return {2, 40};
+      case 'P':
+        return {2, 50};
+      case 'E':
+        return {2, 60};
+      default:
+        Fail(text, "unknown suffix \"" + std::string(s) + "\"");
     }
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'n': return {10, -9};
-      case 'u': return {10, -6};
-      case 'm': return {10, -3};
-      case 'k': return {10, 3};
-      case 'M': return {10, 6};
-      case 'G': return {10, 9};
-      case 'T': return {10, 12};
-      case 'P': return {10, 15};
-      case 'E': return {10, 18};
-      default: break;
+      case 'n':
+        return {10, -9};
+      case 'u':
+        return {10, -6};
+      case 'm':
+        return {10, -3};
+      case 'k':
+        return {10, 3};
+      case 'M':
+        return {10, 6};
+      case 'G':
+        return {10, 9};
+      case 'T':
+        return {10, 12};
+      case 'P':
+        return {10, 15};
+      case 'E':
+        return {10, 18};
+      default:
+        break;
     }
   }
   if (s[0] == 'e' || s[0] == 'E') {
@@ -123,8 +140,8 @@ Quantity Quantity::Parse(std::string_view text) {
     __int128 divisor = Pow10(fraction_digits, ok);
     if (!ok) Fail(text, "value out of range");
     nano = CeilDiv(scaled, divisor);
-    constexpr __int128 kCap = static_cast<__int128>(std::numeric_limits<int64_t>::max()) *
-                              kNanoPerUnit;
+    constexpr __int128 kCap =
+        static_cast<__int128>(std::numeric_limits<int64_t>::max()) * kNanoPerUnit;
     if (nano > kCap) nano = kCap;
   } else {
     int exp10 = suffix.exponent + 9 - fraction_digits;
@@ -153,7 +170,8 @@ int64_t Quantity::MilliValue() const {
   __int128 magnitude = nano_ < 0 ? -nano_ : nano_;
   __int128 milli = CeilDiv(magnitude, 1'000'000);
   if (milli > std::numeric_limits<int64_t>::max()) {
-    throw QuantityError("quantity " + ToDecimalString() + " does not fit in 64 bits as milli-units");
+    throw QuantityError("quantity " + ToDecimalString() +
+                        " does not fit in 64 bits as milli-units");
   }
   return static_cast<int64_t>(nano_ < 0 ? -milli : milli);
 }

@@ -9,11 +9,16 @@ namespace archimedes {
 
 std::string_view DimName(Dim dim) {
   switch (dim) {
-    case Dim::kCpu: return "cpu";
-    case Dim::kMemory: return "memory";
-    case Dim::kDisk: return "disk";
-    case Dim::kNetwork: return "network";
-    case Dim::kGpu: return "gpu";
+    case Dim::kCpu:
+      return "cpu";
+    case Dim::kMemory:
+      return "memory";
+    case Dim::kDisk:
+      return "disk";
+    case Dim::kNetwork:
+      return "network";
+    case Dim::kGpu:
+      return "gpu";
   }
   return "?";
 }

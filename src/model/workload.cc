@@ -4,9 +4,12 @@ namespace archimedes {
 
 std::string_view QosName(QosClass qos) {
   switch (qos) {
-    case QosClass::kGuaranteed: return "Guaranteed";
-    case QosClass::kBurstable: return "Burstable";
-    case QosClass::kBestEffort: return "BestEffort";
+    case QosClass::kGuaranteed:
+      return "Guaranteed";
+    case QosClass::kBurstable:
+      return "Burstable";
+    case QosClass::kBestEffort:
+      return "BestEffort";
   }
   return "?";
 }

@@ -26,8 +26,8 @@ struct PodRequest {
   Resources requests;
   int priority = 0;
   OwnerKind kind = OwnerKind::kService;
-  int32_t owner = 0;      // service or job index
-  int max_per_node = 0;   // replicas of the same owner allowed on one node; 0 = no limit
+  int32_t owner = 0;                // service or job index
+  int max_per_node = 0;             // replicas of the same owner allowed on one node; 0 = no limit
   int64_t duration_estimate_s = 0;  // batch tasks: how long the task is expected to run
 };
 
@@ -72,7 +72,7 @@ struct SchedulerOptions {
 // One verdict per node and plugin, for `--explain`.
 struct NodeExplanation {
   NodeId node = -1;
-  std::string failed_filter;  // empty when the node passed every filter
+  std::string failed_filter;    // empty when the node passed every filter
   std::vector<int64_t> scores;  // per scorer, unweighted; empty when filtered out
   int64_t total = 0;
 };

@@ -19,10 +19,9 @@ std::string FormatExplanation(const Scheduler& scheduler, const SchedulingContex
       ++rejected[e.failed_filter];
     }
   }
-  std::stable_sort(passing.begin(), passing.end(),
-                   [](const NodeExplanation* a, const NodeExplanation* b) {
-                     return a->total > b->total;
-                   });
+  std::stable_sort(
+      passing.begin(), passing.end(),
+      [](const NodeExplanation* a, const NodeExplanation* b) { return a->total > b->total; });
   const std::vector<std::string_view> scorers = scheduler.scorer_names();
   std::string out = "  requests " + ToString(pod.requests) + "; chosen node: " +
                     (chosen >= 0 ? ctx.state.node(chosen).name : std::string("none")) + "\n";

@@ -70,7 +70,8 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
       {"batch core-h/day", [](const Metrics& m) { return Fixed(m.batch_core_hours_per_day, 0); }},
       {"batch wait p50", [](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; }},
       {"batch wait p99", [](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; }},
-      {"started in tolerance", [](const Metrics& m) { return Percent(m.started_within_tolerance); }},
+      {"started in tolerance",
+       [](const Metrics& m) { return Percent(m.started_within_tolerance); }},
       {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
       {"tasks failed (expired)", [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
       {"evictions /1000 c-days",
@@ -145,7 +146,8 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
           {"migrations", m.migrations},
           {"oom_kills", m.oom_kills},
           {"failure_kills", m.failure_kills}}},
-        {"latency_us", {{"p50", m.latency_p50_us}, {"p99", m.latency_p99_us}, {"decisions", m.decisions}}},
+        {"latency_us",
+         {{"p50", m.latency_p50_us}, {"p99", m.latency_p99_us}, {"decisions", m.decisions}}},
         {"measured_days", m.measured_days},
         {"wall_seconds", m.wall_seconds}};
   }

@@ -35,9 +35,10 @@ Scenario Real(const ScenarioRequest& request, const nlohmann::json* overrides,
       } else if (key == "service_cpu_share") {
         options.service_cpu_share = value.get<double>();
       } else {
-        throw TraceError(source, 0, "real: unknown key \"" + key +
-                                        "\" (known: traces_dir, nodes, days, seed, "
-                                        "service_cpu_share)");
+        throw TraceError(source, 0,
+                         "real: unknown key \"" + key +
+                             "\" (known: traces_dir, nodes, days, seed, "
+                             "service_cpu_share)");
       }
     }
   }

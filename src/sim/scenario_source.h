@@ -20,9 +20,9 @@
 namespace archimedes {
 
 struct ScenarioRequest {
-  std::string scenario;    // "", "real", or the path of a scenario file
-  std::string trace;       // path of one real trace (empty: none)
-  std::string traces_dir;  // where "real" finds the traces
+  std::string scenario;       // "", "real", or the path of a scenario file
+  std::string trace;          // path of one real trace (empty: none)
+  std::string traces_dir;     // where "real" finds the traces
   GeneratorParams generator;  // nodes, days and seed also size the real scenario and traces
   std::vector<std::string> job_files;  // native job files added to the workload
 };

@@ -24,18 +24,18 @@ double HashNormal(uint64_t key) {
 
 double HashUniform(uint64_t key) { return static_cast<double>(Mix(key) >> 11) * 0x1.0p-53; }
 
-Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica,
-                          int64_t t, uint64_t seed) {
+Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica, int64_t t,
+                          uint64_t seed) {
   const UsagePattern& p = service.usage;
   Usage u{};
   if (p.samples() == 0) return u;
   int64_t step = t / p.step_seconds;
-  uint64_t key = Mix(seed ^ Mix((static_cast<uint64_t>(service_index) << 32) ^
-                                static_cast<uint32_t>(replica)) ^
-                     Mix(static_cast<uint64_t>(step)));
+  uint64_t key = Mix(
+      seed ^ Mix((static_cast<uint64_t>(service_index) << 32) ^ static_cast<uint32_t>(replica)) ^
+      Mix(static_cast<uint64_t>(step)));
   double noise = p.noise > 0 ? std::max(0.0, 1.0 + p.noise * HashNormal(key)) : 1.0;
-  bool burst = p.burst_probability > 0 && HashUniform(key ^ 0xb5ad4eceda1ce2a9ULL) <
-                                              p.burst_probability;
+  bool burst =
+      p.burst_probability > 0 && HashUniform(key ^ 0xb5ad4eceda1ce2a9ULL) < p.burst_probability;
   for (Dim d : kAllDims) {
     double v = p.At(d, t);
     // Memory is held, not demanded moment to moment: it is smoother than CPU.

@@ -15,8 +15,8 @@ namespace archimedes {
 
 using Usage = std::array<float, kNumDims>;
 
-Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica,
-                          int64_t t, uint64_t seed);
+Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica, int64_t t,
+                          uint64_t seed);
 
 Usage TaskUsage(const BatchJob& job);
 

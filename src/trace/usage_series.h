@@ -21,8 +21,8 @@ struct UsageSeries {
   // Per-dimension request or limit the trace records for this series, in the same units as the
   // values (0 when the trace has none).
   std::array<double, kNumDims> limit{};
-  std::vector<int64_t> times;                          // seconds, strictly increasing
-  std::array<std::vector<float>, kNumDims> values;     // values[dim][i] at times[i]; empty = n/a
+  std::vector<int64_t> times;                       // seconds, strictly increasing
+  std::array<std::vector<float>, kNumDims> values;  // values[dim][i] at times[i]; empty = n/a
 };
 
 }  // namespace archimedes

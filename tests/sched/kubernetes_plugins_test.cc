@@ -24,7 +24,7 @@ TEST(KubernetesPluginsTest, PerResourceFormulasMatchKubeScheduler) {
   EXPECT_EQ(LeastRequestedScore(0, 0), 0);
   EXPECT_EQ(MostRequestedScore(3000, 4000), 75);
   EXPECT_EQ(MostRequestedScore(5000, 4000), 100);  // capped at capacity
-  EXPECT_EQ(LeastRequestedScore(1, 3), 66);         // integer division, as in Go
+  EXPECT_EQ(LeastRequestedScore(1, 3), 66);        // integer division, as in Go
 }
 
 // A node of 4 cores and 10 GiB with 3 cores and 5 GiB requested once the pod is counted.

@@ -100,7 +100,8 @@ TEST(MigrationTest, NoCapacityElsewhereChangesNothing) {
   Place(state, 1, ReplicaPod(6000));
   const ContainerId old = Place(state, 0, pod);
   Policy policy = MakePolicy("k8s-default", 1);
-  EXPECT_FALSE(StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0).has_value());
+  EXPECT_FALSE(
+      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0).has_value());
   EXPECT_EQ(state.num_containers(), 2);
   EXPECT_TRUE(state.alive(old));
   EXPECT_TRUE(state.ready(0));

@@ -98,11 +98,15 @@ TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
   Scenario scenario;
   scenario.duration_s = 4 * 3600;
   scenario.nodes = {MakeNode("a", 4000, 8LL << 30), MakeNode("b", 4000, 8LL << 30)};
-  Service web{.name = "web", .app = "web", .replicas = 2,
-              .requests = Resources::Of(1000, 1LL << 30), .priority = 100};
+  Service web{.name = "web",
+              .app = "web",
+              .replicas = 2,
+              .requests = Resources::Of(1000, 1LL << 30),
+              .priority = 100};
   web.sla.availability = 0.999;
   scenario.workload.services.push_back(web);
-  scenario.workload.node_events.push_back({.time = 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
+  scenario.workload.node_events.push_back(
+      {.time = 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
   Policy policy = MakePolicy("k8s-default", 1);
   SimOptions options;
   options.warmup_s = 0;
@@ -120,28 +124,36 @@ TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
   Scenario scenario;
   scenario.duration_s = 3600;
   scenario.nodes = {MakeNode("a", 8000, 4LL << 30)};
-  Service hog{.name = "hog", .app = "hog", .replicas = 1,
-              .requests = Resources::Of(1000, 1LL << 30), .priority = 100};
+  Service hog{.name = "hog",
+              .app = "hog",
+              .replicas = 1,
+              .requests = Resources::Of(1000, 1LL << 30),
+              .priority = 100};
   hog.usage.step_seconds = 300;
   hog.usage.values[0] = std::vector<float>(12, 500.0f);
   hog.usage.values[1] = std::vector<float>(12, 3.5f * (1LL << 30));
   scenario.workload.services.push_back(hog);
-  scenario.workload.jobs.push_back(BatchJob{.name = "batch", .submit_time = 60,
-                                            .tasks = 1, .task_requests = Resources::Of(1000, 2LL << 30),
-                                            .duration_estimate_s = 1800, .duration_s = 1800,
-                                            .utilization = 1.0, .delay_tolerance_s = 600});
+  scenario.workload.jobs.push_back(BatchJob{.name = "batch",
+                                            .submit_time = 60,
+                                            .tasks = 1,
+                                            .task_requests = Resources::Of(1000, 2LL << 30),
+                                            .duration_estimate_s = 1800,
+                                            .duration_s = 1800,
+                                            .utilization = 1.0,
+                                            .delay_tolerance_s = 600});
   Policy policy = MakePolicy("k8s-default", 1);
   SimOptions options;
   options.warmup_s = 0;
   bool service_always_there = true;
   options.on_tick = [&](int64_t now, const ClusterState& state) {
     bool found = false;
-    for (ContainerId id : state.containers_on(0)) found |= state.container(id).kind == OwnerKind::kService;
+    for (ContainerId id : state.containers_on(0))
+      found |= state.container(id).kind == OwnerKind::kService;
     service_always_there &= found || now == 0;
   };
   Metrics m = Simulate(scenario, policy, options);
   EXPECT_GE(m.oom_kills, 1);
-  EXPECT_EQ(m.tasks_finished, 0);  // the batch task is the one killed, again and again
+  EXPECT_EQ(m.tasks_finished, 0);     // the batch task is the one killed, again and again
   EXPECT_TRUE(service_always_there);  // the service is never the victim
 }
 
@@ -149,16 +161,23 @@ TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   Scenario scenario;
   scenario.duration_s = 2 * 3600;
   scenario.nodes = {MakeNode("a", 2000, 8LL << 30)};
-  Service busy{.name = "busy", .app = "busy", .replicas = 1,
-               .requests = Resources::Of(500, 1LL << 30), .priority = 100};
+  Service busy{.name = "busy",
+               .app = "busy",
+               .replicas = 1,
+               .requests = Resources::Of(500, 1LL << 30),
+               .priority = 100};
   busy.usage.step_seconds = 300;
   busy.usage.values[0] = std::vector<float>(12, 1500.0f);  // uses 3x its request
   busy.usage.values[1] = std::vector<float>(12, 1.0f * (1LL << 30));
   scenario.workload.services.push_back(busy);
-  scenario.workload.jobs.push_back(BatchJob{.name = "batch", .submit_time = 0, .tasks = 1,
+  scenario.workload.jobs.push_back(BatchJob{.name = "batch",
+                                            .submit_time = 0,
+                                            .tasks = 1,
                                             .task_requests = Resources::Of(1000, 1LL << 30),
-                                            .duration_estimate_s = 600, .duration_s = 600,
-                                            .utilization = 1.0, .delay_tolerance_s = 60});
+                                            .duration_estimate_s = 600,
+                                            .duration_s = 600,
+                                            .utilization = 1.0,
+                                            .delay_tolerance_s = 60});
   Policy policy = MakePolicy("k8s-default", 1);
   SimOptions options;
   options.warmup_s = 0;
@@ -177,7 +196,8 @@ TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
 TEST(SimulatorTest, UnknownNodeInEventIsRejected) {
   Scenario scenario;
   scenario.nodes = {MakeNode("a", 1000, 1LL << 30)};
-  scenario.workload.node_events.push_back({.time = 10, .kind = NodeEvent::Kind::kFail, .node = "zz"});
+  scenario.workload.node_events.push_back(
+      {.time = 10, .kind = NodeEvent::Kind::kFail, .node = "zz"});
   Policy policy = MakePolicy("k8s-default", 1);
   try {
     Simulate(scenario, policy, SimOptions{});

@@ -20,12 +20,12 @@ inline std::string SharedPath(const std::string& relative) { return SharedDir() 
 }  // namespace archimedes::testing
 
 // Skips the current test, saying which file is missing, when `relative` is not under shared/.
-#define ARCHIMEDES_REQUIRE_SHARED(relative)                                                \
-  do {                                                                                     \
-    if (!std::filesystem::exists(::archimedes::testing::SharedPath(relative))) {          \
+#define ARCHIMEDES_REQUIRE_SHARED(relative)                                                    \
+  do {                                                                                         \
+    if (!std::filesystem::exists(::archimedes::testing::SharedPath(relative))) {               \
       GTEST_SKIP() << "shared data not found: " << ::archimedes::testing::SharedPath(relative) \
-                   << " (set ARCHIMEDES_SHARED_DIR to the shared/ folder)";                \
-    }                                                                                      \
+                   << " (set ARCHIMEDES_SHARED_DIR to the shared/ folder)";                    \
+    }                                                                                          \
   } while (0)
 
 #endif  // ARCHIMEDES_TESTS_SUPPORT_SHARED_DATA_H_

@@ -12,7 +12,7 @@ constexpr Dim kBatchDims[] = {Dim::kCpu, Dim::kMemory};
 // Per dimension, the least room the node keeps over the task's window once the batch already
 // there is counted: limit − predicted services − batch requests. Negative when it does not fit.
 struct Room {
-  float cpu_share = 0;     // room left after the task, as a share of the limit
+  float cpu_share = 0;  // room left after the task, as a share of the limit
   float memory_share = 0;
   bool fits = false;
 };
@@ -21,9 +21,8 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
   const PredictedLoad& load = *ctx.predicted;
   const int first = load.BinAt(ctx.now);
   const int64_t bin_seconds = kSecondsPerDay / load.bins();
-  const int span = static_cast<int>(
-      std::clamp<int64_t>((pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1,
-                          load.bins()));
+  const int span = static_cast<int>(std::clamp<int64_t>(
+      (pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
   const Resources& batch = ctx.state.task_requested(node);
   Room room{.fits = true};
   for (Dim d : kBatchDims) {
