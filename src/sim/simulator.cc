@@ -12,9 +12,11 @@
 
 #include "profile/profiler.h"
 #include "sched/archimedes_placement.h"
+#include "sched/batch_planner.h"
 #include "sched/eviction.h"
 #include "sched/migration.h"
 #include "sched/predicted_load.h"
+#include "sched/reclaimable.h"
 #include "sched/sla_contract.h"
 #include "sim/explain.h"
 #include "sim/usage_model.h"
@@ -48,6 +50,10 @@ struct JobRun {
   int first_started = 0;  // tasks that started at least once (restarts are not new starts)
   bool started_late = false;
   bool queued = false;
+  // Pending tasks the batch planner has not been given since its last call: they are passed to
+  // PlanAdditional between full re-plans, so no task is planned twice.
+  int unplanned = 0;
+  bool reported_late = false;  // the planner found its tolerance can no longer be met
   // Set when no node could take a task of the job; it is tried again only once a node that could
   // have grown enough frees resources (or at the next usage tick, when usage-based filters change).
   bool parked = false;
@@ -94,6 +100,16 @@ class Simulation {
   bool PreemptFor(int32_t s);
   void PlaceBatch();
   bool PlaceJob(int32_t j);
+  void RecordFirstStarts(int32_t j, int first_started_before);
+  void ExpireJob(JobRun& run) const;
+  void PlanBatch(bool full);
+  void CollectPending(bool full);
+  PlannerInput PlannerInputNow();
+  void StartPlanned();
+  void ReportLate();
+  int64_t PlanBin(int64_t t) const { return t / planner_->options().bin_seconds; }
+  double YieldBatch(NodeId n);
+  void ObserveServices(NodeId n, const Usage& service_usage);
   NodeId Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo = nullptr);
   ContainerId StartTask(int32_t j, NodeId node);
   void Kill(ContainerId id);
@@ -171,6 +187,22 @@ class Simulation {
   std::vector<ContainerId> victims_;
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
   bool explained_ = false;
+
+  // Planned batch (BatchPlacement::kPlanned): the planner and its inputs, reused across calls.
+  std::optional<BatchPlanner> planner_;
+  int64_t planned_bin_ = -1;  // the bin of the last full re-plan
+  bool replan_ = true;        // the fleet changed since then
+  std::vector<Resources> plan_capacity_;
+  std::vector<uint8_t> plan_schedulable_;
+  std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage at the last tick
+  std::vector<RunningTask> plan_running_;
+  std::vector<PendingJob> plan_pending_;
+  std::vector<int32_t> pending_owner_;  // job of each plan_pending_ entry
+  std::vector<YieldingTask> yielding_;
+  std::vector<ContainerId> yielding_ids_;
+  // Tasks of jobs submitted after warm-up that the planner reported, ahead of time, as unable to
+  // start within their tolerance (once per job).
+  int64_t tasks_reported_late_ = 0;
 };
 
 Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options)
@@ -263,9 +295,11 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     if (predicted_) predicted_->AddNode(e.spec);
     dirty_ = true;
     unpark_all_ = true;
+    replan_ = true;
     return;
   }
   NodeId n = node_index_.at(e.node);
+  replan_ = true;
   if (e.kind == NodeEvent::Kind::kRecover) {
     state_.SetCondition(n, NodeCondition::kReady);
     dirty_ = true;
@@ -316,6 +350,7 @@ void Simulation::Kill(ContainerId id) {
   --job.running;
   if (now_ < job.expire_at) {
     ++job.pending;
+    ++job.unplanned;
     Enqueue(task.job);
   } else {
     ++job.failed;
@@ -353,6 +388,7 @@ void Simulation::SubmitJobs() {
         options_.min_patience_s);
     run.expire_at = job.submit_time + job.delay_tolerance_s + patience;
     run.pending = job.tasks;
+    run.unplanned = job.tasks;
     Enqueue(j);
   }
 }
@@ -421,9 +457,11 @@ bool Simulation::EnvelopeAdmits(const Resources& r) const {
 }
 
 void Simulation::SchedulingCycle() {
-  if (!dirty_) return;
+  const bool replan_due = planner_ && (replan_ || PlanBin(now_) != planned_bin_);
+  if (!dirty_ && !replan_due) return;
   dirty_ = false;
   PlaceServices();
+  if (planner_) PlanBatch(replan_due);
   PlaceBatch();
 }
 
@@ -553,12 +591,12 @@ void Simulation::PlaceBatch() {
     for (size_t i = 0; i < queue.size(); ++i) {
       const int32_t j = queue[i];
       JobRun& run = jobs_[j];
-      if (run.pending > 0 && now_ >= run.expire_at) {
-        run.failed += run.pending;
-        run.pending = 0;
-      }
+      ExpireJob(run);
+      // Under the planner, only serverless tasks are also placed greedily: they tolerate seconds,
+      // so they cannot wait for the next re-plan when capacity frees between two.
+      const bool greedy = !planner_ || workload_.jobs[j].type == JobType::kServerless;
       const Resources& shape = workload_.jobs[j].task_requests;
-      bool may_fit = !run.parked || unpark_all;
+      bool may_fit = greedy && (!run.parked || unpark_all);
       if (!may_fit) {
         may_fit = true;
         for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];
@@ -605,18 +643,131 @@ bool Simulation::PlaceJob(int32_t j) {
     run.first_started = first_started_before;
     return false;
   }
-  // Waits count once per task, on its first start (a restart after eviction is not a new wait).
+  RecordFirstStarts(j, first_started_before);
+  return run.pending == 0;
+}
+
+// Waits count once per task, on its first start (a restart after eviction is not a new wait).
+void Simulation::RecordFirstStarts(int32_t j, int first_started_before) {
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
   const int first_starts = run.first_started - first_started_before;
-  if (first_starts > 0) {
-    const int64_t wait = now_ - job.submit_time;
-    if (wait > job.delay_tolerance_s) run.started_late = true;
-    if (job.submit_time >= options_.warmup_s) {
-      waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
-      tasks_judged_ += first_starts;
-      if (wait <= job.delay_tolerance_s) tasks_within_tolerance_ += first_starts;
+  if (first_starts <= 0) return;
+  const int64_t wait = now_ - job.submit_time;
+  if (wait > job.delay_tolerance_s) run.started_late = true;
+  if (job.submit_time >= options_.warmup_s) {
+    waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
+    tasks_judged_ += first_starts;
+    if (wait <= job.delay_tolerance_s) tasks_within_tolerance_ += first_starts;
+  }
+}
+
+// The submitter gives up on the unstarted tasks of a job past its patience.
+void Simulation::ExpireJob(JobRun& run) const {
+  if (run.pending > 0 && now_ >= run.expire_at) {
+    run.failed += run.pending;
+    run.pending = 0;
+  }
+}
+
+// Planned batch: a full re-plan at every bin boundary and whenever the fleet changed (planned
+// tasks that have not started move as reality diverges from the prediction); in between, only the
+// tasks the plan does not hold yet are added to it. The tasks planned to start now start now.
+void Simulation::PlanBatch(bool full) {
+  CollectPending(full);
+  if (!full && plan_pending_.empty()) return;
+  const auto start = Clock::now();
+  if (full) {
+    planner_->Replan(PlannerInputNow());
+    planned_bin_ = PlanBin(now_);
+    replan_ = false;
+  } else {
+    planner_->PlanAdditional(now_, plan_pending_);
+  }
+  latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  StartPlanned();
+  ReportLate();
+}
+
+// The jobs to plan: every pending task for a full re-plan, else those the plan does not hold.
+void Simulation::CollectPending(bool full) {
+  plan_pending_.clear();
+  pending_owner_.clear();
+  for (const auto& [priority, queue] : job_queue_) {
+    for (int32_t j : queue) {
+      JobRun& run = jobs_[j];
+      ExpireJob(run);
+      const int tasks = full ? run.pending : std::min(run.unplanned, run.pending);
+      run.unplanned = 0;
+      if (tasks <= 0) continue;
+      const BatchJob& job = workload_.jobs[j];
+      const bool gang = job.gang && run.running == 0 && run.finished == 0 && tasks == run.pending;
+      plan_pending_.push_back(PendingJob::From(job, tasks, gang));
+      pending_owner_.push_back(j);
     }
   }
-  return run.pending == 0;
+}
+
+PlannerInput Simulation::PlannerInputNow() {
+  const int nodes = state_.num_nodes();
+  plan_capacity_.resize(nodes);
+  plan_schedulable_.resize(nodes);
+  observed_service_.resize(static_cast<size_t>(nodes) * kNumDims);
+  plan_running_.clear();
+  for (NodeId n = 0; n < nodes; ++n) {
+    plan_capacity_[n] = state_.node(n).capacity;
+    plan_schedulable_[n] = state_.ready(n);
+    for (ContainerId id : state_.containers_on(n)) {
+      const Container& c = state_.container(id);
+      if (c.kind != OwnerKind::kTask) continue;
+      plan_running_.push_back(RunningTask{
+          .node = n,
+          .requests = c.requests,
+          .end_time = c.start_time + workload_.jobs[c.owner].duration_estimate_s});
+    }
+  }
+  // PredictedLoad keeps one contiguous nodes × kNumDims × bins array, node-major then dimension:
+  // the layout the planner reads.
+  const size_t values = static_cast<size_t>(nodes) * kNumDims * predicted_->bins();
+  return PlannerInput{
+      .now = now_,
+      .capacity = plan_capacity_,
+      .schedulable = plan_schedulable_,
+      .service_usage = nodes > 0 ? std::span<const float>(
+                                       predicted_->usage(0, Dim::kCpu).data(), values)
+                                 : std::span<const float>(),
+      .usage_bins = predicted_->bins(),
+      .observed_service_usage = observed_service_,
+      .running = plan_running_,
+      .pending = plan_pending_};
+}
+
+// Gang jobs are planned at one start bin or not at all, so their tasks start here all together.
+void Simulation::StartPlanned() {
+  const std::span<const TaskPlacement> starts = planner_->start_now();
+  for (size_t i = 0; i < starts.size();) {
+    const int32_t j = pending_owner_[starts[i].job];
+    JobRun& run = jobs_[j];
+    const int first_started_before = run.first_started;
+    for (; i < starts.size() && pending_owner_[starts[i].job] == j; ++i) {
+      if (run.pending > 0) StartTask(j, starts[i].node);
+    }
+    RecordFirstStarts(j, first_started_before);
+  }
+}
+
+// Late jobs still run, best effort; the report comes once per job, as early as the plan knows.
+void Simulation::ReportLate() {
+  for (int32_t p : planner_->late_jobs()) {
+    const int32_t j = pending_owner_[p];
+    JobRun& run = jobs_[j];
+    if (run.reported_late) continue;
+    run.reported_late = true;
+    const JobOutcome& outcome = planner_->outcomes()[p];
+    const int tasks = outcome.late + outcome.unplaced;
+    if (workload_.jobs[j].submit_time >= options_.warmup_s) tasks_reported_late_ += tasks;
+    if (options_.on_reported_late) options_.on_reported_late(now_, j, tasks);
+  }
 }
 
 ContainerId Simulation::StartTask(int32_t j, NodeId node) {
@@ -720,6 +871,37 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_t
   }
 }
 
+// Batch on node `n` yields to bursting services (reclaimable.h): the fewest tasks, least progress
+// first, are evicted where memory or gpu cannot be throttled; returns the throttle the survivors
+// keep. Evicted tasks leave node_containers_, so RelievePressure does not count them again.
+double Simulation::YieldBatch(NodeId n) {
+  std::array<double, kNumDims> service{};
+  yielding_.clear();
+  yielding_ids_.clear();
+  for (const auto& [id, u] : node_containers_) {
+    const Container& c = state_.container(id);
+    if (c.kind == OwnerKind::kService) {
+      for (int d = 0; d < kNumDims; ++d) service[d] += u[d];
+      continue;
+    }
+    const TaskRun& t = tasks_[id];
+    const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
+    YieldingTask& y = yielding_.emplace_back();
+    for (int d = 0; d < kNumDims; ++d) y.usage[d] = u[d];
+    y.progress = static_cast<double>(workload_.jobs[c.owner].duration_s) - left;
+    yielding_ids_.push_back(id);
+  }
+  const YieldDecision decision =
+      YieldToServices(service, yielding_, state_.node(n).capacity, policy_.buffer);
+  if (decision.evict.empty()) return decision.throttle;
+  for (int32_t t : decision.evict) {
+    Kill(yielding_ids_[t]);
+    ++evictions_;
+  }
+  std::erase_if(node_containers_, [&](const auto& entry) { return !state_.alive(entry.first); });
+  return decision.throttle;
+}
+
 // Make-before-break: the replacement is placed and started elsewhere before the old replica stops.
 bool Simulation::Migrate(ContainerId id) {
   const Container old = state_.container(id);
@@ -732,6 +914,11 @@ bool Simulation::Migrate(ContainerId id) {
   RemoveContainer(id);
   ++migrations_;
   return true;
+}
+
+void Simulation::ObserveServices(NodeId n, const Usage& service_usage) {
+  observed_service_.resize(static_cast<size_t>(state_.num_nodes()) * kNumDims);
+  std::copy(service_usage.begin(), service_usage.end(), &observed_service_[n * kNumDims]);
 }
 
 void Simulation::UsageTick() {
@@ -755,6 +942,7 @@ void Simulation::UsageTick() {
     for (int d = 0; d < kNumDims; ++d) capacity_total[d] += static_cast<double>(node.capacity.amount[d]);
     if (!state_.ready(n)) {
       node_hot_[n] = 0;
+      if (planner_) ObserveServices(n, Usage{});
       continue;
     }
     node_containers_.clear();
@@ -770,6 +958,7 @@ void Simulation::UsageTick() {
         options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
       }
     }
+    const double yield_throttle = planner_ ? YieldBatch(n) : 1.0;
     if (policy_.eviction != EvictionMode::kNone) {
       RelievePressure(n, options_.cpu_hot_threshold, 1.0 - policy_.buffer);
     }
@@ -780,12 +969,15 @@ void Simulation::UsageTick() {
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
     }
     if (reclaiming) UpdateBatchAllocatable(n, service_usage);
+    if (planner_) ObserveServices(n, service_usage);
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());
     // Services keep their CPU share; batch gets what is left of the capacity, or, under a
     // reclaiming policy, of the capacity outside the burst buffer (its tasks slow down).
     const double batch_cpu_limit = reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
     double batch_rate = 1;
-    if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
+    if (planner_) {
+      batch_rate = yield_throttle;
+    } else if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
       batch_rate = std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
     }
     Usage actual{};
@@ -908,6 +1100,13 @@ void Simulation::SetUpProfiles() {
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
   predicted_.emplace(BuildPredictedLoad(state_, workload_.services, profiles, placement_));
+  if (policy_.batch_placement == BatchPlacement::kPlanned) {
+    // One planner bin per profile bin, so the predicted curve is read bin for bin over a day.
+    const int64_t bin_seconds = kSecondsPerDay / predicted_->bins();
+    planner_.emplace(PlannerOptions{.bin_seconds = bin_seconds,
+                                    .horizon_bins = static_cast<int>(kSecondsPerDay / bin_seconds),
+                                    .buffer = policy_.buffer});
+  }
   if (policy_.service_placement == ServicePlacement::kProfiles) {
     policy_.services = MakeArchimedesServiceScheduler(
         placement_,

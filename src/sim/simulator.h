@@ -47,6 +47,9 @@ struct SimOptions {
   std::function<void(const std::string&)> explain_out;
   // Called after every usage tick with the cluster as it stands.
   std::function<void(int64_t, const ClusterState&)> on_tick;
+  // Planned batch: called with (now, job index, tasks) when the planner first reports that tasks
+  // of a job cannot start within its delay tolerance; they still run as soon as they can.
+  std::function<void(int64_t, int32_t, int)> on_reported_late;
   // When set, every service replica's usage is written to it every `record_interval_s`, as
   // app = the service's app and container = "<service>-<replica slot>".
   UsageHistoryWriter* usage_recorder = nullptr;
