@@ -1,5 +1,7 @@
 #include "model/workload.h"
 
+#include <algorithm>
+
 namespace archimedes {
 
 std::string_view QosName(QosClass qos) {
@@ -19,6 +21,18 @@ std::optional<QosClass> ParseQos(std::string_view name) {
     if (QosName(q) == name) return q;
   }
   return std::nullopt;
+}
+
+ServiceSla DefaultServiceSla(QosClass qos, int replicas) {
+  switch (qos) {
+    case QosClass::kGuaranteed:
+      return {.availability = 0.999, .min_available = std::max(replicas - 1, 0)};
+    case QosClass::kBurstable:
+      return {.availability = 0.99, .min_available = 0};
+    case QosClass::kBestEffort:
+      return {.availability = 0.95, .min_available = 0};
+  }
+  return {};
 }
 
 std::string_view JobTypeName(JobType type) {

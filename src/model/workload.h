@@ -28,6 +28,10 @@ struct ServiceSla {
   int min_available = 0;        // replicas that eviction may never go below (like a PDB)
 };
 
+// The contract a service gets when it states none: Guaranteed 0.999 with min_available =
+// replicas − 1, Burstable 0.99 with 0, BestEffort 0.95 with 0.
+ServiceSla DefaultServiceSla(QosClass qos, int replicas);
+
 struct Service {
   std::string name;
   std::string app;  // the application a profile describes; defaults to `name`

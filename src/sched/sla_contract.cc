@@ -4,18 +4,6 @@
 
 namespace archimedes {
 
-ServiceSla DefaultServiceSla(QosClass qos, int replicas) {
-  switch (qos) {
-    case QosClass::kGuaranteed:
-      return {.availability = 0.999, .min_available = std::max(replicas - 1, 0)};
-    case QosClass::kBurstable:
-      return {.availability = 0.99, .min_available = 0};
-    case QosClass::kBestEffort:
-      return {.availability = 0.95, .min_available = 0};
-  }
-  return {};
-}
-
 int DisruptionBudget(const ServiceSla& sla, int running_replicas) {
   return std::max(running_replicas - sla.min_available, 0);
 }

@@ -21,10 +21,6 @@
 
 namespace archimedes {
 
-// The contract a service gets when it states none: Guaranteed 0.999 with min_available =
-// replicas − 1, Burstable 0.99 with 0, BestEffort 0.95 with 0 (the native format's defaults).
-ServiceSla DefaultServiceSla(QosClass qos, int replicas);
-
 // Replicas of a service that may be stopped now without going below its min_available.
 int DisruptionBudget(const ServiceSla& sla, int running_replicas);
 

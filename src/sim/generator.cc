@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "model/hash.h"
 #include "model/quantity.h"
 
 namespace archimedes {
@@ -23,20 +24,13 @@ constexpr double kMilli = 1000.0;
 // Randomness. Only the engine's raw 64-bit output is used, so results do not depend on the
 // standard library's (implementation-defined) distributions.
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 class Rng {
  public:
   // Independent streams of one seed: the fleet, the services and the batch jobs each get one.
   Rng(uint64_t seed, uint64_t stream) : engine_(SplitMix64(seed ^ SplitMix64(stream))) {}
 
   // Uniform in [0, 1).
-  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  double Uniform() { return UnitInterval(engine_()); }
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
   // Uniform integer in [lo, hi].
   int64_t UniformInt(int64_t lo, int64_t hi) {

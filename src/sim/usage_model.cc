@@ -1,17 +1,11 @@
 #include "sim/usage_model.h"
+#include "model/hash.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace archimedes {
 namespace {
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // A standard normal from two hashed uniforms (Box–Muller).
 double HashNormal(uint64_t key) {
@@ -22,7 +16,7 @@ double HashNormal(uint64_t key) {
 
 }  // namespace
 
-double HashUniform(uint64_t key) { return static_cast<double>(Mix(key) >> 11) * 0x1.0p-53; }
+double HashUniform(uint64_t key) { return UnitInterval(SplitMix64(key)); }
 
 Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica, int64_t t,
                           uint64_t seed) {
@@ -30,9 +24,10 @@ Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t
   Usage u{};
   if (p.samples() == 0) return u;
   int64_t step = t / p.step_seconds;
-  uint64_t key = Mix(
-      seed ^ Mix((static_cast<uint64_t>(service_index) << 32) ^ static_cast<uint32_t>(replica)) ^
-      Mix(static_cast<uint64_t>(step)));
+  uint64_t key = SplitMix64(
+      seed ^
+      SplitMix64((static_cast<uint64_t>(service_index) << 32) ^ static_cast<uint32_t>(replica)) ^
+      SplitMix64(static_cast<uint64_t>(step)));
   double noise = p.noise > 0 ? std::max(0.0, 1.0 + p.noise * HashNormal(key)) : 1.0;
   bool burst =
       p.burst_probability > 0 && HashUniform(key ^ 0xb5ad4eceda1ce2a9ULL) < p.burst_probability;

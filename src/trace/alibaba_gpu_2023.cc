@@ -15,18 +15,6 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int kServicePriority = 100;
 constexpr int kBurstablePriority = 50;
 
-// Reads the header line and checks it names `columns` in order.
-void ExpectHeader(CsvReader& csv, const std::vector<std::string>& columns) {
-  if (!csv.Next()) csv.Fail("empty file, expected a header line");
-  csv.ExpectFields(static_cast<int>(columns.size()));
-  for (int i = 0; i < csv.size(); ++i) {
-    if (csv.field(i) != columns[i]) {
-      csv.Fail("header column " + std::to_string(i + 1) + " is \"" + std::string(csv.field(i)) +
-               "\", expected \"" + columns[i] + "\"");
-    }
-  }
-}
-
 int64_t NonNegative(const CsvReader& csv, int i, std::string_view column) {
   int64_t v = csv.Int(i, column);
   if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
@@ -51,7 +39,7 @@ void AssignRackFailureDomains(std::vector<Node>& nodes) {
 
 std::vector<Node> ReadAlibabaGpu2023Nodes(const std::string& path) {
   CsvReader csv(path);
-  ExpectHeader(csv, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
+  csv.ExpectHeader({"sn", "cpu_milli", "memory_mib", "gpu", "model"});
   std::vector<Node> nodes;
   while (csv.Next()) {
     csv.ExpectFields(5);

@@ -52,6 +52,17 @@ void CsvReader::ExpectFields(int n) const {
   }
 }
 
+void CsvReader::ExpectHeader(const std::vector<std::string>& columns) {
+  if (!Next()) Fail("empty file, expected a header line");
+  ExpectFields(static_cast<int>(columns.size()));
+  for (int i = 0; i < size(); ++i) {
+    if (field(i) != columns[i]) {
+      Fail("header column " + std::to_string(i + 1) + " is \"" + std::string(field(i)) +
+           "\", expected \"" + columns[i] + "\"");
+    }
+  }
+}
+
 void CsvReader::Fail(const std::string& reason) const { throw TraceError(path_, line_, reason); }
 
 namespace {

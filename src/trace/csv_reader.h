@@ -30,6 +30,8 @@ class CsvReader {
 
   // Throws TraceError unless the row has exactly `n` fields.
   void ExpectFields(int n) const;
+  // Reads the header line and throws TraceError unless it names `columns`, in order.
+  void ExpectHeader(const std::vector<std::string>& columns);
   // Field `i` parsed as a number; throws TraceError naming the column on malformed or empty text.
   int64_t Int(int i, std::string_view column) const;
   double Double(int i, std::string_view column) const;

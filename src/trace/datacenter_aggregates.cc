@@ -51,17 +51,6 @@ std::vector<std::pair<int64_t, std::string>> NumberedFiles(const std::string& di
   return files;
 }
 
-void ExpectHeader(CsvReader& csv, const std::vector<std::string>& columns) {
-  if (!csv.Next()) csv.Fail("empty file, expected a header line");
-  csv.ExpectFields(static_cast<int>(columns.size()));
-  for (int i = 0; i < csv.size(); ++i) {
-    if (csv.field(i) != columns[i]) {
-      csv.Fail("header column " + std::to_string(i + 1) + " is \"" + std::string(csv.field(i)) +
-               "\", expected \"" + columns[i] + "\"");
-    }
-  }
-}
-
 UsageSeries NewSeries(const std::string& id) {
   UsageSeries s;
   s.id = id;
@@ -94,8 +83,8 @@ UsageSeries ReadAlibaba2018Aggregate(const std::string& dir) {
   for (int d : {kCpu, kMemory, kDisk, kNetwork}) s.limit[d] = 1.0;
   for (const auto& [day, path] : NumberedFiles(dir, "day_")) {
     CsvReader csv(path);
-    ExpectHeader(csv,
-                 {"cpu_util_percent", "mem_util_percent", "net_in", "net_out", "disk_io_percent"});
+    csv.ExpectHeader(
+        {"cpu_util_percent", "mem_util_percent", "net_in", "net_out", "disk_io_percent"});
     for (int64_t row = 0; csv.Next(); ++row) {
       csv.ExpectFields(5);
       float cpu = Fraction(csv, 0, "cpu_util_percent");
@@ -117,7 +106,7 @@ UsageSeries ReadGoogle2019Aggregate(const std::string& dir) {
   UsageSeries s = NewSeries("google2019");
   for (const auto& [week, path] : NumberedFiles(dir, "week")) {
     CsvReader csv(path);
-    ExpectHeader(csv, {"avg_cpu", "avg_mem", "avg_assigned_mem", "avg_cycles_per_instruction"});
+    csv.ExpectHeader({"avg_cpu", "avg_mem", "avg_assigned_mem", "avg_cycles_per_instruction"});
     for (int64_t row = 0; csv.Next(); ++row) {
       csv.ExpectFields(4);
       float cpu = NonNegative(csv, 0, "avg_cpu");
@@ -136,7 +125,7 @@ UsageSeries ReadAzure2019Aggregate(const std::string& dir) {
   UsageSeries s = NewSeries("azure2019");
   for (const auto& [week, path] : NumberedFiles(dir, "week")) {
     CsvReader csv(path);
-    ExpectHeader(csv, {"timestamp", "cpu_usage", "assigned_mem"});
+    csv.ExpectHeader({"timestamp", "cpu_usage", "assigned_mem"});
     while (csv.Next()) {
       csv.ExpectFields(3);
       int64_t time = csv.Int(0, "timestamp");

@@ -437,18 +437,6 @@ QosClass DeriveQos(const Resources& requests, const Resources& limits) {
   return guaranteed ? QosClass::kGuaranteed : QosClass::kBurstable;
 }
 
-ServiceSla DefaultSla(QosClass qos, int replicas) {
-  switch (qos) {
-    case QosClass::kGuaranteed:
-      return {0.999, std::max(replicas - 1, 0)};
-    case QosClass::kBurstable:
-      return {0.99, 0};
-    case QosClass::kBestEffort:
-      return {0.95, 0};
-  }
-  return {};
-}
-
 Service ReadService(const Value& v) {
   Object o(v);
   Service s;
@@ -479,7 +467,7 @@ Service ReadService(const Value& v) {
     }
     s.qos = *parsed;
   }
-  s.sla = DefaultSla(s.qos, s.replicas);
+  s.sla = DefaultServiceSla(s.qos, s.replicas);
   if (std::optional<Value> sla = o.Find("sla")) {
     Object sla_object(*sla);
     if (std::optional<Value> a = sla_object.Find("availability"))

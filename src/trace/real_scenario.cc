@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "model/hash.h"
 #include "trace/alibaba_2017.h"
 #include "trace/alibaba_2018.h"
 #include "trace/alibaba_dlrm_2025.h"
@@ -22,16 +23,9 @@ constexpr int64_t kStep = 300;
 constexpr int kBinsPerDay = static_cast<int>(kSecondsPerDay / kStep);
 constexpr int kMaxPatternDays = 7;
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+uint64_t Hash(uint64_t seed, uint64_t a, uint64_t b = 0) {
+  return SplitMix64(SplitMix64(SplitMix64(seed) ^ a) ^ b);
 }
-
-uint64_t Hash(uint64_t seed, uint64_t a, uint64_t b = 0) { return Mix(Mix(Mix(seed) ^ a) ^ b); }
-
-double Uniform(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 
 // Fisher-Yates with our own generator, so the order is the same on every standard library.
 template <typename T>
@@ -136,7 +130,7 @@ std::vector<Node> SampleFleet(const std::vector<Node>& all, int count, uint64_t 
   uint64_t kind_seed = Hash(seed, 0x666c656574);
   for (Quota& q : quotas) {
     std::vector<size_t> order = *q.members;
-    Shuffle(order, kind_seed = Mix(kind_seed));
+    Shuffle(order, kind_seed = SplitMix64(kind_seed));
     for (int64_t i = 0; i < q.take; ++i) {
       picked.emplace_back(order[i % order.size()], i / static_cast<int64_t>(order.size()));
     }
@@ -311,7 +305,7 @@ Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats
   for (int day = 0; day < options.days; ++day) {
     for (const Alibaba2017Task& task : batch.tasks) {
       uint64_t draw = Hash(options.seed, 0x6a6f62, static_cast<uint64_t>(task.job_id));
-      int64_t copies = whole + (Uniform(draw) < fraction ? 1 : 0);
+      int64_t copies = whole + (UnitInterval(draw) < fraction ? 1 : 0);
       for (int64_t c = 0; c < copies; ++c) {
         BatchJob job = task.job;
         if (c > 0) job.name += "-c" + std::to_string(c);
