@@ -11,6 +11,5 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
 bash scripts/magi_fault_test.sh build/archimedes
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   BUILD_DIR=build-asan bash scripts/build.sh -DARCHIMEDES_SANITIZE=ON -DARCHIMEDES_BUILD_BENCH=OFF
-  ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 900 \
-    -R '^(Quantity|ClusterState|KubernetesPlugins|Simulator|Generator|Native|Quorum|Eviction|Migration|BatchPlanner|Placement)'
+  ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 900
 fi
