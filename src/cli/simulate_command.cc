@@ -36,6 +36,7 @@ struct SimulateArgs {
   std::vector<std::string> job_files;
   int64_t warmup_s = kSecondsPerDay;
   bool list_params = false;
+  bool surge = false;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -75,6 +76,7 @@ int Run(const SimulateArgs& args) {
   request.generator.nodes = args.nodes;
   request.generator.days = args.days;
   request.generator.seed = args.seed;
+  if (args.surge) request.generator.surge_day = args.days - 1;
   for (const std::string& kv : args.overrides) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos) {
@@ -159,6 +161,9 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--set", args->overrides,
                   "Override a generator parameter: key=value (repeatable)");
   cmd->add_flag("--list-params", args->list_params, "List the generator parameters and exit");
+  cmd->add_flag("--surge", args->surge,
+                "A sales-day surge on the last simulated day (generator: surge_day, surge_start, "
+                "surge_duration, surge_factor)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
       ->capture_default_str();

@@ -382,6 +382,16 @@ std::vector<Param> BuildParamTable() {
   AddTierParams(t, "standard", "Burstable", &P::standard);
   AddTierParams(t, "low", "Burstable", &P::low);
 
+  t.push_back(IntParam("surge_day", "day",
+                       "day of a sales-day surge of every service's usage (-1: none)",
+                       field(&P::surge_day), -1, 365));
+  t.push_back(
+      SecondsParam("surge_start", "time of day the surge starts", field(&P::surge_start), 0));
+  t.push_back(
+      SecondsParam("surge_duration", "how long the surge lasts", field(&P::surge_duration), 0));
+  t.push_back(DoubleParam("surge_factor", "ratio",
+                          "CPU, disk and network usage multiplier during the surge",
+                          field(&P::surge_factor), 1, 10));
   t.push_back(DoubleParam("batch_load", "ratio",
                           "mean batch CPU demand ÷ CPU left idle by services' mean usage",
                           field(&P::batch_load), 0, 1000));
@@ -918,6 +928,30 @@ void SetGeneratorParam(GeneratorParams& params, std::string_view key, std::strin
                               "' (see docs/generator.md for the list)");
 }
 
+namespace {
+
+// Turns each service's one-day pattern into a `days`-long one whose surge day is scaled.
+void ApplySurge(const GeneratorParams& p, std::vector<Service>& services) {
+  if (p.surge_day < 0 || p.surge_day >= p.days) return;
+  const int first = static_cast<int>((p.surge_day * kSecondsPerDay + p.surge_start) / kBinSeconds);
+  const int last =
+      std::min(first + static_cast<int>(p.surge_duration / kBinSeconds), p.days * kBinsPerDay);
+  const float memory_factor = static_cast<float>(1.0 + (p.surge_factor - 1.0) / 4.0);
+  for (Service& s : services) {
+    for (Dim d : kAllDims) {
+      std::vector<float>& v = s.usage.values[static_cast<int>(d)];
+      if (v.size() != static_cast<size_t>(kBinsPerDay)) continue;
+      std::vector<float> day(v);
+      v.clear();
+      for (int i = 0; i < p.days; ++i) v.insert(v.end(), day.begin(), day.end());
+      const float factor = d == Dim::kMemory ? memory_factor : static_cast<float>(p.surge_factor);
+      for (int b = first; b < last; ++b) v[b] *= factor;
+    }
+  }
+}
+
+}  // namespace
+
 Scenario GenerateScenario(const GeneratorParams& params) {
   Validate(params);
   Scenario scenario;
@@ -926,6 +960,7 @@ Scenario GenerateScenario(const GeneratorParams& params) {
   Fleet fleet = BuildFleet(params);
   scenario.workload.services = BuildServices(params, fleet);
   scenario.workload.jobs = BuildBatch(params, fleet, scenario.workload.services);
+  ApplySurge(params, scenario.workload.services);
   scenario.nodes = std::move(fleet.nodes);
   return scenario;
 }

@@ -151,6 +151,15 @@ struct GeneratorParams {
                            .availability = 0.99,
                            .min_available_share = 0.5};  // QoS Burstable
 
+  // A sales-day surge (off when surge_day < 0): on day `surge_day`, from `surge_start` for
+  // `surge_duration`, the services' CPU, disk and network usage are multiplied by `surge_factor`
+  // and their memory by 1 + (surge_factor − 1) / 4. Applied after the batch stream is sized, so
+  // the batch stream is the same with and without it.
+  int surge_day = -1;
+  int64_t surge_start = 10 * 3600;
+  int64_t surge_duration = 6 * 3600;
+  double surge_factor = 2.5;
+
   // Batch.
   double batch_load = 1.0;
   double serverless_demand_share = 0.02;  // of the batch CPU demand

@@ -345,3 +345,32 @@ TEST(GeneratorTest, NameListsTheParametersThatDifferFromDefaults) {
 
 }  // namespace
 }  // namespace archimedes
+
+namespace archimedes {
+namespace {
+
+TEST(GeneratorTest, SurgeMultipliesServiceUsageOnItsDayOnly) {
+  GeneratorParams plain;
+  plain.nodes = 20;
+  plain.days = 2;
+  GeneratorParams surged = plain;
+  SetGeneratorParam(surged, "surge_day", "1");
+  SetGeneratorParam(surged, "surge_factor", "3");
+  const Scenario a = GenerateScenario(plain);
+  const Scenario b = GenerateScenario(surged);
+  ASSERT_EQ(a.workload.services.size(), b.workload.services.size());
+  EXPECT_EQ(a.workload.jobs.size(), b.workload.jobs.size());  // batch stream unchanged
+  const Service& before = a.workload.services.front();
+  const Service& after = b.workload.services.front();
+  const int64_t in_surge = kSecondsPerDay + surged.surge_start + 60;
+  const int64_t day_before = surged.surge_start + 60;
+  EXPECT_FLOAT_EQ(after.usage.At(Dim::kCpu, in_surge), 3 * before.usage.At(Dim::kCpu, in_surge));
+  EXPECT_FLOAT_EQ(after.usage.At(Dim::kMemory, in_surge),
+                  1.5f * before.usage.At(Dim::kMemory, in_surge));
+  EXPECT_FLOAT_EQ(after.usage.At(Dim::kCpu, day_before), before.usage.At(Dim::kCpu, day_before));
+  EXPECT_EQ(after.usage.period_seconds(), 2 * kSecondsPerDay);
+  EXPECT_THROW(SetGeneratorParam(surged, "surge_factor", "0.5"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace archimedes
