@@ -73,9 +73,7 @@ struct TaskFinish {
   int64_t time;
   ContainerId id;
   uint32_t generation;
-  bool operator>(const TaskFinish& o) const {
-    return time != o.time ? time > o.time : id > o.id;
-  }
+  bool operator>(const TaskFinish& o) const { return time != o.time ? time > o.time : id > o.id; }
 };
 
 struct ServiceEvent {
@@ -192,6 +190,7 @@ class Simulation {
   std::optional<BatchPlanner> planner_;
   int64_t planned_bin_ = -1;  // the bin of the last full re-plan
   bool replan_ = true;        // the fleet changed since then
+  bool plan_stale_ = false;   // tasks started greedily since then
   std::vector<Resources> plan_capacity_;
   std::vector<uint8_t> plan_schedulable_;
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage at the last tick
@@ -227,7 +226,8 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
     service_index[svc.name] = static_cast<int32_t>(s);
     if (svc.end_time > svc.start_time) {
       service_events_.push_back({svc.start_time, static_cast<int32_t>(s), svc.replicas});
-      if (svc.end_time != kForever) service_events_.push_back({svc.end_time, static_cast<int32_t>(s), 0});
+      if (svc.end_time != kForever)
+        service_events_.push_back({svc.end_time, static_cast<int32_t>(s), 0});
     }
   }
   for (const ScaleEvent& e : workload_.scale_events) {
@@ -248,9 +248,10 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
                    [](const NodeEvent& a, const NodeEvent& b) { return a.time < b.time; });
   for (const NodeEvent& e : node_events_) {
     if (e.kind != NodeEvent::Kind::kAdd && !node_index_.count(e.node)) {
-      bool added_earlier = std::any_of(node_events_.begin(), node_events_.end(), [&](const NodeEvent& a) {
-        return a.kind == NodeEvent::Kind::kAdd && a.spec.name == e.node && a.time <= e.time;
-      });
+      bool added_earlier =
+          std::any_of(node_events_.begin(), node_events_.end(), [&](const NodeEvent& a) {
+            return a.kind == NodeEvent::Kind::kAdd && a.spec.name == e.node && a.time <= e.time;
+          });
       if (!added_earlier) {
         throw std::invalid_argument("node event at " + std::to_string(e.time) +
                                     " s names unknown node \"" + e.node + "\"");
@@ -430,9 +431,12 @@ void Simulation::Enqueue(int32_t j) {
 // An upper bound of the room a task could find on node `n` under the policy's batch placement.
 Resources Simulation::TaskRoom(NodeId n) const {
   switch (policy_.batch_placement) {
-    case BatchPlacement::kRequests: return state_.unrequested(n);
-    case BatchPlacement::kReclaimed: return batch_allocatable_[n] - state_.task_requested(n);
-    case BatchPlacement::kPlanned: return state_.node(n).capacity - state_.task_requested(n);
+    case BatchPlacement::kRequests:
+      return state_.unrequested(n);
+    case BatchPlacement::kReclaimed:
+      return batch_allocatable_[n] - state_.task_requested(n);
+    case BatchPlacement::kPlanned:
+      return state_.node(n).capacity - state_.task_requested(n);
   }
   return Resources{};
 }
@@ -479,7 +483,8 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired) {
       NodeId node = Decide(policy_.services, pod);
-      if (!explained_ && options_.explain_out && workload_.services[s].name == options_.explain_service) {
+      if (!explained_ && options_.explain_out &&
+          workload_.services[s].name == options_.explain_service) {
         explained_ = true;
         options_.explain_out(FormatExplanation(policy_.services, Context(), pod, node));
       }
@@ -534,8 +539,9 @@ bool Simulation::PreemptFor(int32_t s) {
     if (candidates.empty()) continue;
     bool could_fit = true;
     for (Dim d : kRequestDims) {
-      could_fit = could_fit && (pod.requests[d] == 0 || state_.requested(n)[d] - preemptible[d] +
-                                                            pod.requests[d] <= state_.allocatable(n)[d]);
+      could_fit = could_fit && (pod.requests[d] == 0 ||
+                                state_.requested(n)[d] - preemptible[d] + pod.requests[d] <=
+                                    state_.allocatable(n)[d]);
     }
     if (!could_fit) continue;
     std::sort(candidates.begin(), candidates.end(), [&](ContainerId a, ContainerId b) {
@@ -559,7 +565,8 @@ bool Simulation::PreemptFor(int32_t s) {
     }
     if (victims.empty() || !fits()) continue;
     int top_priority = state_.container(victims.back()).priority;
-    for (ContainerId id : victims) top_priority = std::max(top_priority, state_.container(id).priority);
+    for (ContainerId id : victims)
+      top_priority = std::max(top_priority, state_.container(id).priority);
     std::pair<int, size_t> cost{top_priority, victims.size()};
     if (best < 0 || cost < best_cost) {
       best = n;
@@ -643,6 +650,7 @@ bool Simulation::PlaceJob(int32_t j) {
     run.first_started = first_started_before;
     return false;
   }
+  if (planner_ && !started_.empty()) plan_stale_ = true;
   RecordFirstStarts(j, first_started_before);
   return run.pending == 0;
 }
@@ -674,6 +682,9 @@ void Simulation::ExpireJob(JobRun& run) const {
 // tasks that have not started move as reality diverges from the prediction); in between, only the
 // tasks the plan does not hold yet are added to it. The tasks planned to start now start now.
 void Simulation::PlanBatch(bool full) {
+  // Tasks started greedily are not in the plan, which would let PlanAdditional hand their room to
+  // others; new jobs then wait for the next full re-plan (serverless ones still start greedily).
+  if (!full && plan_stale_) return;
   CollectPending(full);
   if (!full && plan_pending_.empty()) return;
   const auto start = Clock::now();
@@ -681,6 +692,7 @@ void Simulation::PlanBatch(bool full) {
     planner_->Replan(PlannerInputNow());
     planned_bin_ = PlanBin(now_);
     replan_ = false;
+    plan_stale_ = false;
   } else {
     planner_->PlanAdditional(now_, plan_pending_);
   }
@@ -720,10 +732,10 @@ PlannerInput Simulation::PlannerInputNow() {
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
       if (c.kind != OwnerKind::kTask) continue;
-      plan_running_.push_back(RunningTask{
-          .node = n,
-          .requests = c.requests,
-          .end_time = c.start_time + workload_.jobs[c.owner].duration_estimate_s});
+      plan_running_.push_back(
+          RunningTask{.node = n,
+                      .requests = c.requests,
+                      .end_time = c.start_time + workload_.jobs[c.owner].duration_estimate_s});
     }
   }
   // PredictedLoad keeps one contiguous nodes × kNumDims × bins array, node-major then dimension:
@@ -733,9 +745,9 @@ PlannerInput Simulation::PlannerInputNow() {
       .now = now_,
       .capacity = plan_capacity_,
       .schedulable = plan_schedulable_,
-      .service_usage = nodes > 0 ? std::span<const float>(
-                                       predicted_->usage(0, Dim::kCpu).data(), values)
-                                 : std::span<const float>(),
+      .service_usage = nodes > 0
+                           ? std::span<const float>(predicted_->usage(0, Dim::kCpu).data(), values)
+                           : std::span<const float>(),
       .usage_bins = predicted_->bins(),
       .observed_service_usage = observed_service_,
       .running = plan_running_,
@@ -842,7 +854,8 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_t
       const BatchJob& job = workload_.jobs[c.owner];
       const TaskRun& t = tasks_[id];
       const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
-      e.sla.loss = TaskLoss(std::llround(static_cast<double>(job.duration_s) - left), job.duration_s);
+      e.sla.loss =
+          TaskLoss(std::llround(static_cast<double>(job.duration_s) - left), job.duration_s);
       e.usage[Dim::kCpu] = 0;  // batch CPU is throttled, never a reason to evict
     }
     candidates_.push_back(e);
@@ -851,8 +864,8 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_t
                           .candidates = candidates_,
                           .disruption_budget = budget_,
                           .services_evictable = false};
-  EvictionDecision decision = minimal ? evictor_.ChooseVictims(request)
-                                      : naive_evictor_.ChooseVictims(request);
+  EvictionDecision decision =
+      minimal ? evictor_.ChooseVictims(request) : naive_evictor_.ChooseVictims(request);
   if (minimal && !decision.feasible) {
     request.services_evictable = true;
     decision = evictor_.ChooseVictims(request);
@@ -939,7 +952,8 @@ void Simulation::UsageTick() {
   std::vector<ContainerId> oom_order;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     const Node& node = state_.node(n);
-    for (int d = 0; d < kNumDims; ++d) capacity_total[d] += static_cast<double>(node.capacity.amount[d]);
+    for (int d = 0; d < kNumDims; ++d)
+      capacity_total[d] += static_cast<double>(node.capacity.amount[d]);
     if (!state_.ready(n)) {
       node_hot_[n] = 0;
       if (planner_) ObserveServices(n, Usage{});
@@ -973,17 +987,19 @@ void Simulation::UsageTick() {
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());
     // Services keep their CPU share; batch gets what is left of the capacity, or, under a
     // reclaiming policy, of the capacity outside the burst buffer (its tasks slow down).
-    const double batch_cpu_limit = reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
+    const double batch_cpu_limit =
+        reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
     double batch_rate = 1;
-    if (planner_) {
-      batch_rate = yield_throttle;
-    } else if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
+    if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
       batch_rate = std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
     }
+    // The yield throttle also covers disk and network; the cpu share above comes from the very
+    // sums `actual` is built from, so float rounding never lifts a node over its threshold.
+    batch_rate = std::min(batch_rate, yield_throttle);
     Usage actual{};
     for (int d = 0; d < kNumDims; ++d) actual[d] = service_usage[d] + batch_usage[d];
-    actual[0] = static_cast<float>(
-        std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
+    actual[0] =
+        static_cast<float>(std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
     const double memory_capacity = static_cast<double>(node.capacity.memory());
     const bool memory_over = actual[1] > memory_capacity * options_.memory_hot_threshold;
     const bool hot = actual[0] > cpu_capacity * options_.cpu_hot_threshold || memory_over;
@@ -1030,8 +1046,8 @@ void Simulation::UsageTick() {
     if (measuring) {
       ++node_ticks_;
       hot_node_ticks_ += hot;
-      container_seconds_ +=
-          static_cast<double>(state_.containers_on(n).size()) * static_cast<double>(options_.tick_s);
+      container_seconds_ += static_cast<double>(state_.containers_on(n).size()) *
+                            static_cast<double>(options_.tick_s);
     }
   }
   ring_pos_ = (ring_pos_ + 1) % kPeakWindow;
@@ -1109,8 +1125,8 @@ void Simulation::SetUpProfiles() {
   }
   if (policy_.service_placement == ServicePlacement::kProfiles) {
     policy_.services = MakeArchimedesServiceScheduler(
-        placement_,
-        PlacementInputs::From(workload_.services, profiles, *predicted_, placement_, mix_.shapes()));
+        placement_, PlacementInputs::From(workload_.services, profiles, *predicted_, placement_,
+                                          mix_.shapes()));
   }
 }
 
@@ -1146,8 +1162,8 @@ Metrics Simulation::Summarize() {
   }
   if (allocation_samples_ > 0) m.fragmentation_rate = fragmentation_sum_ / allocation_samples_;
   if (node_ticks_ > 0) m.hot_node_time = static_cast<double>(hot_node_ticks_) / node_ticks_;
-  m.measured_days = static_cast<double>(std::max<int64_t>(end_ - options_.warmup_s, 0)) /
-                    kSecondsPerDay;
+  m.measured_days =
+      static_cast<double>(std::max<int64_t>(end_ - options_.warmup_s, 0)) / kSecondsPerDay;
 
   int services_honoured = 0, jobs_honoured = 0;
   for (size_t s = 0; s < services_.size(); ++s) {
@@ -1178,12 +1194,14 @@ Metrics Simulation::Summarize() {
     ++m.jobs_counted;
     if (!run.started_late && run.failed == 0 && run.completed_at >= 0) ++jobs_honoured;
   }
-  if (m.services_counted > 0) m.sla_services = static_cast<double>(services_honoured) / m.services_counted;
+  if (m.services_counted > 0)
+    m.sla_services = static_cast<double>(services_honoured) / m.services_counted;
   if (m.jobs_counted > 0) m.sla_jobs = static_cast<double>(jobs_honoured) / m.jobs_counted;
   const int all = m.services_counted + m.jobs_counted;
   if (all > 0) m.sla_all = static_cast<double>(services_honoured + jobs_honoured) / all;
 
-  if (m.measured_days > 0) m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
+  if (m.measured_days > 0)
+    m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
   m.wait_p50_s = Percentile(waits_, 0.5);
   m.wait_p99_s = Percentile(waits_, 0.99);
   if (tasks_judged_ > 0) {
@@ -1208,7 +1226,8 @@ Metrics Simulation::Summarize() {
 
 Metrics Simulate(const Scenario& scenario, Policy& policy, const SimOptions& options) {
   if (options.tick_s <= 0 || options.cycle_s <= 0 || options.metrics_interval_s <= 0) {
-    throw std::invalid_argument("simulation periods (tick, cycle, metrics interval) must be positive");
+    throw std::invalid_argument(
+        "simulation periods (tick, cycle, metrics interval) must be positive");
   }
   Simulation sim(scenario, policy, options);
   return sim.Run();
