@@ -5,6 +5,8 @@
 // submissions, then a scheduling cycle (every `cycle_s`); every `tick_s` the usage model runs —
 // each node's real usage is summed, CPU contention throttles batch (services keep their share),
 // memory overflow OOM-kills the lowest-priority container, and hot nodes harm their services.
+// Under the archimedes policy batch is planned by the BatchPlanner (a full re-plan every bin) and
+// yields to bursting services through YieldToServices (docs/batch.md, "In the simulator").
 // Deterministic for a seed: the same scenario, policy and options give the same metrics (wall-clock
 // latency aside).
 #ifndef ARCHIMEDES_SIM_SIMULATOR_H_
