@@ -531,6 +531,8 @@ bool Simulation::PreemptFor(int32_t s) {
     Resources preemptible;
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
+      // Tasks on reclaimed capacity hold no allocatable: evicting them makes no room.
+      if (c.kind == OwnerKind::kTask && state_.accounting() == TaskAccounting::kReclaimed) continue;
       if (c.priority < pod.priority) {
         candidates.push_back(id);
         preemptible += c.requests;
@@ -821,29 +823,39 @@ void Simulation::UpdateBatchAllocatable(NodeId n, const Usage& service_usage) {
   batch_allocatable_[n] = allocatable;
 }
 
-// Brings node `n` back under its thresholds before the kernel or the hardware would: memory above
-// `memory_threshold` of capacity is freed by evicting batch (and, for the minimal evictor, by
-// moving or evicting services when batch is not enough); CPU is only a reason when the services
-// alone exceed `cpu_threshold` (batch is throttled instead), and then only services can help.
-void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_threshold) {
+// Brings node `n` back under its thresholds before the kernel or the hardware would. Batch yields
+// the memory it holds above `batch_memory_threshold` of capacity (the burst buffer), as far as its
+// own memory goes. Services are moved (make-before-break) or evicted, SLA-ordered, only by the
+// minimal evictor and only when the services alone exceed the hot thresholds: `cpu_threshold`
+// (batch CPU is throttled instead, never a reason to evict) or all of the memory.
+void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_memory_threshold) {
   const Node& node = state_.node(n);
-  double service_cpu = 0, memory = 0;
+  double service_cpu = 0, service_memory = 0, batch_memory = 0;
   for (const auto& [id, u] : node_containers_) {
-    if (state_.container(id).kind == OwnerKind::kService) service_cpu += u[0];
-    memory += u[1];
+    if (state_.container(id).kind == OwnerKind::kService) {
+      service_cpu += u[0];
+      service_memory += u[1];
+    } else {
+      batch_memory += u[1];
+    }
   }
-  const bool minimal = policy_.eviction == EvictionMode::kMinimal;
-  Resources need;
-  need[Dim::kMemory] = static_cast<int64_t>(
-      std::max(0.0, memory - memory_threshold * static_cast<double>(node.capacity.memory())));
-  if (minimal) {
-    need[Dim::kCpu] = static_cast<int64_t>(
+  const double memory_capacity = static_cast<double>(node.capacity.memory());
+  const double batch_need = std::min(
+      batch_memory,
+      std::max(0.0, service_memory + batch_memory - batch_memory_threshold * memory_capacity));
+  Resources service_need;
+  if (policy_.eviction == EvictionMode::kMinimal) {
+    service_need[Dim::kMemory] = static_cast<int64_t>(
+        std::max(0.0, service_memory - options_.memory_hot_threshold * memory_capacity));
+    service_need[Dim::kCpu] = static_cast<int64_t>(
         std::max(0.0, service_cpu - cpu_threshold * static_cast<double>(node.capacity.cpu())));
   }
-  if (need.IsZero()) return;
+  if (batch_need < 1 && service_need.IsZero()) return;
+  const bool services = !service_need.IsZero();
   candidates_.clear();
   for (const auto& [id, u] : node_containers_) {
     const Container& c = state_.container(id);
+    if ((c.kind == OwnerKind::kService) != services) continue;
     EvictionCandidate e{.id = id,
                         .sla = {.kind = c.kind, .priority = c.priority, .start_time = c.start_time},
                         .usage = RoundUsage(u)};
@@ -856,20 +868,19 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double memory_t
       const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
       e.sla.loss =
           TaskLoss(std::llround(static_cast<double>(job.duration_s) - left), job.duration_s);
-      e.usage[Dim::kCpu] = 0;  // batch CPU is throttled, never a reason to evict
+      e.usage[Dim::kCpu] = 0;
     }
     candidates_.push_back(e);
   }
+  Resources need = service_need;
+  if (!services) need[Dim::kMemory] = static_cast<int64_t>(batch_need);
   EvictionRequest request{.need = need,
                           .candidates = candidates_,
                           .disruption_budget = budget_,
-                          .services_evictable = false};
-  EvictionDecision decision =
-      minimal ? evictor_.ChooseVictims(request) : naive_evictor_.ChooseVictims(request);
-  if (minimal && !decision.feasible) {
-    request.services_evictable = true;
-    decision = evictor_.ChooseVictims(request);
-  }
+                          .services_evictable = services};
+  EvictionDecision decision = policy_.eviction == EvictionMode::kMinimal
+                                  ? evictor_.ChooseVictims(request)
+                                  : naive_evictor_.ChooseVictims(request);
   victims_.assign(decision.victims.begin(), decision.victims.end());
   for (ContainerId id : victims_) {
     const Container c = state_.container(id);

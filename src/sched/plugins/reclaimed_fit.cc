@@ -8,8 +8,13 @@ bool ReclaimedFit::Filter(const SchedulingContext& ctx, const PodRequest& pod, N
   if (ctx.batch_allocatable.empty()) return false;
   const Resources& limit = ctx.batch_allocatable[node];
   const Resources& used = ctx.state.task_requested(node);
-  for (Dim d : {Dim::kCpu, Dim::kMemory, Dim::kGpu}) {
-    if (pod.requests[d] > 0 && used[d] + pod.requests[d] > limit[d]) return false;
+  // A node whose batch allocatable is exhausted (services use it all) takes no task, not even
+  // one that requests none of that resource.
+  for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+    if (used[d] + pod.requests[d] > limit[d]) return false;
+  }
+  if (pod.requests[Dim::kGpu] > 0 && used[Dim::kGpu] + pod.requests[Dim::kGpu] > limit[Dim::kGpu]) {
+    return false;
   }
   return true;
 }
