@@ -16,6 +16,7 @@
 #include "sim/report.h"
 #include "sim/scenario_source.h"
 #include "sim/simulator.h"
+#include "sim/sla_report.h"
 
 namespace archimedes::cli {
 namespace {
@@ -31,6 +32,7 @@ struct SimulateArgs {
   std::string json_path;
   std::string record_usage_path;
   std::string profiles_path;
+  std::string sla_report_path;
   std::string explain_service;
   std::vector<std::string> overrides;
   std::vector<std::string> job_files;
@@ -103,12 +105,17 @@ int Run(const SimulateArgs& args) {
     }
   }
   std::vector<PolicyResult> results;
+  std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
   for (const std::string& name : policies) {
     Policy policy = MakePolicy(name, args.seed);
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
     if (recorder && results.empty()) options.usage_recorder = recorder.get();
     if (profiles) options.profiles = &*profiles;
+    if (!args.sla_report_path.empty()) {
+      sla_records.emplace_back(name, std::vector<ContractRecord>{});
+      options.sla_records = &sla_records.back().second;
+    }
     if (!args.explain_service.empty()) {
       options.explain_service = args.explain_service;
       options.explain_out = [&name](const std::string& text) {
@@ -126,6 +133,11 @@ int Run(const SimulateArgs& args) {
     results.push_back({name, metrics});
   }
   if (recorder) recorder->Flush();
+  if (!args.sla_report_path.empty()) {
+    std::ofstream out(args.sla_report_path);
+    if (!out) throw std::runtime_error("cannot write " + args.sla_report_path);
+    out << SlaReportJson(sla_records).dump(1) << "\n";
+  }
   std::cout << FormatTable(described, results);
   if (!args.json_path.empty()) {
     std::ofstream out(args.json_path);
@@ -174,6 +186,8 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--explain", args->explain_service,
                   "Explain the first placement of this service: filter verdicts and score terms "
                   "per node, per policy");
+  cmd->add_option("--sla-report", args->sla_report_path,
+                  "Write every contract's outcome, breaches and their reasons (JSON) to this file");
   cmd->add_option("--record-usage", args->record_usage_path,
                   "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {

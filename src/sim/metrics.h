@@ -32,6 +32,9 @@ struct Metrics {
   // Task accounting at the end of the run: every submitted task is in exactly one of these.
   int64_t tasks_submitted = 0, tasks_finished = 0, tasks_running = 0, tasks_queued = 0,
           tasks_failed = 0;
+  // Tasks the batch planner reported, when it could first tell, as unable to start within their
+  // tolerance (planning policies only; jobs submitted after warm-up).
+  int64_t tasks_reported_late = 0;
   double measured_days = 0;
   double wall_seconds = 0;
 };

@@ -40,6 +40,7 @@ struct ServiceRun {
   int64_t next_attempt = 0;
   double desired_time = 0;  // replica-seconds after warm-up
   double harmed_time = 0;
+  std::vector<Breach> breaches;  // filled only for --sla-report
 };
 
 struct JobRun {
@@ -49,6 +50,7 @@ struct JobRun {
   int failed = 0;
   int first_started = 0;  // tasks that started at least once (restarts are not new starts)
   bool started_late = false;
+  int64_t worst_wait = 0;  // longest wait of a first start
   bool queued = false;
   // Pending tasks the batch planner has not been given since its last call: they are passed to
   // PlanAdditional between full re-plans, so no task is planned twice.
@@ -176,6 +178,7 @@ class Simulation {
   int ring_pos_ = 0;
   // Profile-driven policies: the services' predicted usage per node and time bin.
   std::optional<PredictedLoad> predicted_;
+  std::optional<Scheduler> request_fallback_;  // the policy's request-based service scheduler
   PlacementSettings placement_;
   // Eviction workspace.
   Evictor evictor_;
@@ -483,6 +486,9 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired) {
       NodeId node = Decide(policy_.services, pod);
+      // A replica's guarantee is its requests: where no node fits its predicted curve under the
+      // buffer, it still goes where its requests fit rather than stay pending.
+      if (node < 0 && request_fallback_) node = Decide(*request_fallback_, pod);
       if (!explained_ && options_.explain_out &&
           workload_.services[s].name == options_.explain_service) {
         explained_ = true;
@@ -665,6 +671,7 @@ void Simulation::RecordFirstStarts(int32_t j, int first_started_before) {
   if (first_starts <= 0) return;
   const int64_t wait = now_ - job.submit_time;
   if (wait > job.delay_tolerance_s) run.started_late = true;
+  run.worst_wait = std::max(run.worst_wait, wait);
   if (job.submit_time >= options_.warmup_s) {
     waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
     tasks_judged_ += first_starts;
@@ -1076,9 +1083,16 @@ void Simulation::UsageTick() {
     for (ContainerId id : run.running) hot_running += node_hot_[state_.container(id).node];
     const int running = static_cast<int>(run.running.size());
     int harmed = (run.desired - running) + hot_running;
-    if (running < workload_.services[s].sla.min_available) harmed = run.desired;
+    const bool below_minimum = running < workload_.services[s].sla.min_available;
+    if (below_minimum) harmed = run.desired;
     run.desired_time += run.desired * tick;
     run.harmed_time += std::min(harmed, run.desired) * tick;
+    if (options_.sla_records != nullptr && harmed > 0) {
+      AddBreach(run.breaches, now_, now_ + options_.tick_s,
+                below_minimum     ? "below minimum availability"
+                : hot_running > 0 ? "hot node"
+                                  : "unavailable");
+    }
   }
 }
 
@@ -1135,6 +1149,7 @@ void Simulation::SetUpProfiles() {
                                     .buffer = policy_.buffer});
   }
   if (policy_.service_placement == ServicePlacement::kProfiles) {
+    request_fallback_.emplace(std::move(policy_.services));
     policy_.services = MakeArchimedesServiceScheduler(
         placement_, PlacementInputs::From(workload_.services, profiles, *predicted_, placement_,
                                           mix_.shapes()));
@@ -1182,7 +1197,16 @@ Metrics Simulation::Summarize() {
     if (run.desired_time == 0) continue;
     ++m.services_counted;
     double availability = 1.0 - run.harmed_time / run.desired_time;
-    if (availability + 1e-12 >= workload_.services[s].sla.availability) ++services_honoured;
+    const bool honoured = availability + 1e-12 >= workload_.services[s].sla.availability;
+    services_honoured += honoured;
+    if (options_.sla_records != nullptr) {
+      options_.sla_records->push_back({.kind = "service",
+                                       .name = workload_.services[s].name,
+                                       .honoured = honoured,
+                                       .target = workload_.services[s].sla.availability,
+                                       .achieved = availability,
+                                       .breaches = run.breaches});
+    }
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
     const BatchJob& job = workload_.jobs[j];
@@ -1203,7 +1227,23 @@ Metrics Simulation::Summarize() {
                      job.submit_time + job.delay_tolerance_s + job.duration_s <= end_;
     if (!due) continue;
     ++m.jobs_counted;
-    if (!run.started_late && run.failed == 0 && run.completed_at >= 0) ++jobs_honoured;
+    const bool honoured = !run.started_late && run.failed == 0 && run.completed_at >= 0;
+    jobs_honoured += honoured;
+    if (options_.sla_records != nullptr) {
+      ContractRecord record{.kind = "job",
+                            .name = job.name,
+                            .honoured = honoured,
+                            .target = static_cast<double>(job.delay_tolerance_s),
+                            .achieved = static_cast<double>(run.worst_wait)};
+      if (run.started_late) {
+        AddBreach(record.breaches, job.submit_time + job.delay_tolerance_s,
+                  job.submit_time + job.delay_tolerance_s, "started late");
+      }
+      if (run.failed > 0) AddBreach(record.breaches, run.expire_at, run.expire_at, "expired");
+      if (run.completed_at < 0 && run.failed == 0)
+        AddBreach(record.breaches, end_, end_, "not completed");
+      options_.sla_records->push_back(std::move(record));
+    }
   }
   if (m.services_counted > 0)
     m.sla_services = static_cast<double>(services_honoured) / m.services_counted;
@@ -1219,6 +1259,7 @@ Metrics Simulation::Summarize() {
     m.started_within_tolerance = static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
   }
   m.evictions = evictions_;
+  m.tasks_reported_late = tasks_reported_late_;
   m.migrations = migrations_;
   m.oom_kills = oom_kills_;
   m.failure_kills = failure_kills_;

@@ -15,12 +15,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
 #include "sched/policy.h"
 #include "sim/metrics.h"
+#include "sim/sla_report.h"
 #include "trace/usage_history.h"
 
 namespace archimedes {
@@ -46,6 +48,8 @@ struct SimOptions {
   // When set, the first placement of this service's replicas is explained (filter verdicts and
   // score terms per node) to `explain_out`.
   std::string explain_service;
+  // When set, receives one record per service and counted job (sim/sla_report.h).
+  std::vector<ContractRecord>* sla_records = nullptr;
   std::function<void(const std::string&)> explain_out;
   // Called after every usage tick with the cluster as it stands.
   std::function<void(int64_t, const ClusterState&)> on_tick;

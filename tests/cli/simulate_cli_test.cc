@@ -51,6 +51,30 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   std::filesystem::remove(json);
 }
 
+TEST(SimulateCliTest, WritesPerContractSlaReportThroughASurge) {
+  std::string path = ::testing::TempDir() + "/sla.json";
+  CommandResult r = Archimedes(
+      "simulate --nodes 15 --days 2 --surge --policy k8s-binpack,reclaim "
+      "--sla-report " +
+      path);
+  ASSERT_EQ(r.status, 0) << r.output;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
+  for (const char* policy : {"k8s-binpack", "reclaim"}) {
+    const nlohmann::json& p = doc["policies"][policy];
+    int services = p["services"]["honoured"].get<int>() + p["services"]["broken"].get<int>();
+    EXPECT_GT(services, 0);
+    int broken = 0;
+    for (const nlohmann::json& c : p["contracts"]) {
+      if (c["honoured"].get<bool>()) continue;
+      ++broken;
+      ASSERT_FALSE(c["breaches"].empty()) << c.dump();  // every broken contract says why and when
+      EXPECT_FALSE(c["breaches"][0]["reason"].get<std::string>().empty());
+    }
+    EXPECT_EQ(broken, p["services"]["broken"].get<int>() + p["jobs"]["broken"].get<int>());
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(SimulateCliTest, BadInputGetsAClearError) {
   CommandResult unknown_policy = Archimedes("simulate --nodes 5 --days 1 --policy k8s-fancy");
   EXPECT_NE(unknown_policy.status, 0);
