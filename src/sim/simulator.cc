@@ -475,6 +475,10 @@ void Simulation::SchedulingCycle() {
 void Simulation::PlaceServices() {
   std::vector<int32_t> pending;
   pending.swap(pending_services_);
+  // Higher priority first: after a node failure the most important replicas find room first.
+  std::stable_sort(pending.begin(), pending.end(), [&](int32_t a, int32_t b) {
+    return workload_.services[a].priority > workload_.services[b].priority;
+  });
   constexpr int64_t kInitialBackoff = 1, kMaxBackoff = 10;
   for (int32_t s : pending) {
     ServiceRun& run = services_[s];
