@@ -31,6 +31,27 @@ Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
               .allocatable = Resources::Of(cpu, memory)};
 }
 
+// A one-replica service that uses a flat `cpu_use` millicores and `memory_use` bytes for an hour.
+Service FlatService(std::string name, Resources requests, float cpu_use, float memory_use) {
+  Service s{.name = name, .app = name, .replicas = 1, .requests = requests, .priority = 100};
+  s.usage.step_seconds = 300;
+  s.usage.values[0] = std::vector<float>(12, cpu_use);
+  s.usage.values[1] = std::vector<float>(12, memory_use);
+  return s;
+}
+
+// A one-task job that uses all it requests for exactly its estimated duration.
+BatchJob OneTaskJob(int64_t submit, Resources requests, int64_t duration, int64_t tolerance) {
+  return BatchJob{.name = "batch",
+                  .submit_time = submit,
+                  .tasks = 1,
+                  .task_requests = requests,
+                  .duration_estimate_s = duration,
+                  .duration_s = duration,
+                  .utilization = 1.0,
+                  .delay_tolerance_s = tolerance};
+}
+
 TEST(SimulatorTest, KubernetesPoliciesNeverOvercommitRequests) {
   Scenario scenario = SmallScenario();
   for (const std::string& name : {"k8s-default", "k8s-binpack"}) {
@@ -124,23 +145,9 @@ TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
   Scenario scenario;
   scenario.duration_s = 3600;
   scenario.nodes = {MakeNode("a", 8000, 4LL << 30)};
-  Service hog{.name = "hog",
-              .app = "hog",
-              .replicas = 1,
-              .requests = Resources::Of(1000, 1LL << 30),
-              .priority = 100};
-  hog.usage.step_seconds = 300;
-  hog.usage.values[0] = std::vector<float>(12, 500.0f);
-  hog.usage.values[1] = std::vector<float>(12, 3.5f * (1LL << 30));
-  scenario.workload.services.push_back(hog);
-  scenario.workload.jobs.push_back(BatchJob{.name = "batch",
-                                            .submit_time = 60,
-                                            .tasks = 1,
-                                            .task_requests = Resources::Of(1000, 2LL << 30),
-                                            .duration_estimate_s = 1800,
-                                            .duration_s = 1800,
-                                            .utilization = 1.0,
-                                            .delay_tolerance_s = 600});
+  scenario.workload.services.push_back(
+      FlatService("hog", Resources::Of(1000, 1LL << 30), 500.0f, 3.5f * (1LL << 30)));
+  scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 2LL << 30), 1800, 600));
   Policy policy = MakePolicy("k8s-default", 1);
   SimOptions options;
   options.warmup_s = 0;
@@ -161,23 +168,10 @@ TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   Scenario scenario;
   scenario.duration_s = 2 * 3600;
   scenario.nodes = {MakeNode("a", 2000, 8LL << 30)};
-  Service busy{.name = "busy",
-               .app = "busy",
-               .replicas = 1,
-               .requests = Resources::Of(500, 1LL << 30),
-               .priority = 100};
-  busy.usage.step_seconds = 300;
-  busy.usage.values[0] = std::vector<float>(12, 1500.0f);  // uses 3x its request
-  busy.usage.values[1] = std::vector<float>(12, 1.0f * (1LL << 30));
-  scenario.workload.services.push_back(busy);
-  scenario.workload.jobs.push_back(BatchJob{.name = "batch",
-                                            .submit_time = 0,
-                                            .tasks = 1,
-                                            .task_requests = Resources::Of(1000, 1LL << 30),
-                                            .duration_estimate_s = 600,
-                                            .duration_s = 600,
-                                            .utilization = 1.0,
-                                            .delay_tolerance_s = 60});
+  // The service uses 3x its CPU request.
+  scenario.workload.services.push_back(
+      FlatService("busy", Resources::Of(500, 1LL << 30), 1500.0f, 1.0f * (1LL << 30)));
+  scenario.workload.jobs.push_back(OneTaskJob(0, Resources::Of(1000, 1LL << 30), 600, 60));
   Policy policy = MakePolicy("k8s-default", 1);
   SimOptions options;
   options.warmup_s = 0;
