@@ -81,7 +81,7 @@ void ServeHealth(const MagiOptions& o) {
   server.Get("/healthz", [&name](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok " + name + "\n", "text/plain");
   });
-  if (!server.bind_to_port(host.c_str(), port)) {
+  if (!server.bind_to_port(host, port)) {
     throw std::runtime_error("--serve-health: cannot listen on " + o.serve_health);
   }
   std::thread listener([&server] { server.listen_after_bind(); });

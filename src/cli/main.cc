@@ -8,12 +8,12 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Archimedes: a co-location scheduler for long-running services and batch jobs"};
-  app.require_subcommand(1);
-  archimedes::cli::AddSimulateCommand(app);
-  archimedes::cli::AddMagiCommand(app);
-  archimedes::cli::AddProfileCommand(app);
-  archimedes::cli::AddFaultsCommand(app);
   try {
+    app.require_subcommand(1);
+    archimedes::cli::AddSimulateCommand(app);
+    archimedes::cli::AddMagiCommand(app);
+    archimedes::cli::AddProfileCommand(app);
+    archimedes::cli::AddFaultsCommand(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

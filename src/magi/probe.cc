@@ -87,7 +87,7 @@ std::string HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
   client.set_connection_timeout(sec, usec);
   client.set_read_timeout(sec, usec);
   client.set_write_timeout(sec, usec);
-  httplib::Result res = client.Get(path.c_str());
+  httplib::Result res = client.Get(path);
   if (!res) return "http get " + url + ": " + httplib::to_string(res.error());
   if (res->status != 200) return "http get " + url + ": status " + std::to_string(res->status);
   return "";

@@ -69,7 +69,7 @@ double NormalQuantile(double p) {
   return (lo + hi) / 2;
 }
 
-Profiler::Profiler(ProfileOptions options) : options_(std::move(options)) {
+Profiler::Profiler(ProfileOptions options) : options_(options) {
   if (options_.bins <= 0 || kSecondsPerDay % options_.bins != 0) {
     throw std::invalid_argument("profile bins must divide 86400, got " +
                                 std::to_string(options_.bins));

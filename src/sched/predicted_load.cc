@@ -162,8 +162,8 @@ void PredictedLoad::Remove(NodeId n, const Demand& demand) {
   if (--residents_[n] == 0) {
     // Exact zero: repeated float additions and subtractions would otherwise leave dust.
     std::fill_n(&usage_[Offset(n, Dim::kCpu)], static_cast<size_t>(kNumDims) * bins_, 0.0f);
-    std::fill_n(&peak_[n * kNumDims], kNumDims, 0.0f);
-    std::fill_n(&peak_bin_[n * kNumDims], kNumDims, 0);
+    std::fill_n(&peak_[static_cast<size_t>(n) * kNumDims], kNumDims, 0.0f);
+    std::fill_n(&peak_bin_[static_cast<size_t>(n) * kNumDims], kNumDims, 0);
     std::fill_n(&block_peak_[BlockOffset(n, 0)], static_cast<size_t>(kNumDims) * blocks_, 0.0f);
     return;
   }
@@ -187,7 +187,8 @@ void PredictedLoad::UpdatePeak(NodeId n, int d) {
   peak_bin_[n * kNumDims + d] = static_cast<int32_t>(top - u);
   float* blocks = &block_peak_[BlockOffset(n, d)];
   for (int k = 0; k < blocks_; ++k) {
-    blocks[k] = *std::max_element(u + k * block_bins_, u + (k + 1) * block_bins_);
+    blocks[k] = *std::max_element(u + static_cast<ptrdiff_t>(k) * block_bins_,
+                                  u + static_cast<ptrdiff_t>(k + 1) * block_bins_);
   }
 }
 

@@ -92,13 +92,17 @@ class PredictedLoad {
   std::span<const float> usage(NodeId n, Dim d) const {
     return {&usage_[Offset(n, d)], static_cast<size_t>(bins_)};
   }
-  float peak(NodeId n, Dim d) const { return peak_[n * kNumDims + static_cast<int>(d)]; }
-  float limit(NodeId n, Dim d) const { return limit_[n * kNumDims + static_cast<int>(d)]; }
-  const float* peaks(NodeId n) const { return &peak_[n * kNumDims]; }
+  float peak(NodeId n, Dim d) const {
+    return peak_[static_cast<size_t>(n) * kNumDims + static_cast<int>(d)];
+  }
+  float limit(NodeId n, Dim d) const {
+    return limit_[static_cast<size_t>(n) * kNumDims + static_cast<int>(d)];
+  }
+  const float* peaks(NodeId n) const { return &peak_[static_cast<size_t>(n) * kNumDims]; }
   // A bin where the node's peak in each dimension is reached: a candidate whose demand in that bin
   // already crosses the limit is rejected without walking the curve.
-  const int32_t* peak_bins(NodeId n) const { return &peak_bin_[n * kNumDims]; }
-  const float* limits(NodeId n) const { return &limit_[n * kNumDims]; }
+  const int32_t* peak_bins(NodeId n) const { return &peak_bin_[static_cast<size_t>(n) * kNumDims]; }
+  const float* limits(NodeId n) const { return &limit_[static_cast<size_t>(n) * kNumDims]; }
   int residents(NodeId n) const { return residents_[n]; }
 
   // max over bins of (usage + demand) in dimension `d`: the node's peak once `demand` is added.

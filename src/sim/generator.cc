@@ -140,8 +140,8 @@ void CheckRange(std::string_view key, std::string_view text, double v, double lo
   }
 }
 
-Param IntParam(std::string key, std::string unit, std::string description, Field<int> field, int lo,
-               int hi) {
+Param IntParam(std::string key, std::string unit, std::string description, const Field<int>& field,
+               int lo, int hi) {
   return {std::move(key), std::move(unit), std::move(description),
           [field](const GeneratorParams& p) { return std::to_string(Read(field, p)); },
           [field, lo, hi](GeneratorParams& p, std::string_view k, std::string_view v) {
@@ -151,8 +151,8 @@ Param IntParam(std::string key, std::string unit, std::string description, Field
           }};
 }
 
-Param DoubleParam(std::string key, std::string unit, std::string description, Field<double> field,
-                  double lo, double hi) {
+Param DoubleParam(std::string key, std::string unit, std::string description,
+                  const Field<double>& field, double lo, double hi) {
   return {std::move(key), std::move(unit), std::move(description),
           [field](const GeneratorParams& p) { return FormatDouble(Read(field, p)); },
           [field, lo, hi](GeneratorParams& p, std::string_view k, std::string_view v) {
@@ -162,7 +162,8 @@ Param DoubleParam(std::string key, std::string unit, std::string description, Fi
           }};
 }
 
-Param SecondsParam(std::string key, std::string description, Field<int64_t> field, int64_t lo) {
+Param SecondsParam(std::string key, std::string description, const Field<int64_t>& field,
+                   int64_t lo) {
   return {std::move(key), "s", std::move(description),
           [field](const GeneratorParams& p) { return std::to_string(Read(field, p)); },
           [field, lo](GeneratorParams& p, std::string_view k, std::string_view v) {
@@ -173,7 +174,7 @@ Param SecondsParam(std::string key, std::string description, Field<int64_t> fiel
 }
 
 // CPU in millicores, written as a Kubernetes CPU quantity. Must be positive.
-Param CpuParam(std::string key, std::string description, Field<int64_t> field) {
+Param CpuParam(std::string key, std::string description, const Field<int64_t>& field) {
   return {std::move(key), "cpu", std::move(description),
           [field](const GeneratorParams& p) { return FormatMilli(Read(field, p)); },
           [field](GeneratorParams& p, std::string_view k, std::string_view v) {
@@ -189,7 +190,8 @@ Param CpuParam(std::string key, std::string description, Field<int64_t> field) {
 }
 
 // Bytes or bytes/s, written as a Kubernetes quantity. Must be positive.
-Param BytesParam(std::string key, std::string unit, std::string description, Field<int64_t> field) {
+Param BytesParam(std::string key, std::string unit, std::string description,
+                 const Field<int64_t>& field) {
   return {std::move(key), std::move(unit), std::move(description),
           [field](const GeneratorParams& p) { return FormatBytes(Read(field, p)); },
           [field](GeneratorParams& p, std::string_view k, std::string_view v) {
@@ -206,7 +208,7 @@ Param BytesParam(std::string key, std::string unit, std::string description, Fie
 
 constexpr double kNoMax = 1e18;
 
-void AddTierParams(std::vector<Param>& out, std::string name, std::string qos,
+void AddTierParams(std::vector<Param>& out, const std::string& name, const std::string& qos,
                    ServiceTierParams GeneratorParams::*tier) {
   const std::string k = "tier." + name + ".";
   out.push_back(DoubleParam(
@@ -224,7 +226,7 @@ void AddTierParams(std::vector<Param>& out, std::string name, std::string qos,
       [tier](GeneratorParams& p) -> double& { return (p.*tier).min_available_share; }, 0, 1));
 }
 
-void AddBatchTypeParams(std::vector<Param>& out, std::string name,
+void AddBatchTypeParams(std::vector<Param>& out, const std::string& name,
                         BatchTypeParams GeneratorParams::*type) {
   const std::string k = name + ".";
   auto f = [type]<typename T>(T BatchTypeParams::*m) {

@@ -156,8 +156,8 @@ struct GeneratorParams {
   // and their memory by 1 + (surge_factor − 1) / 4. Applied after the batch stream is sized, so
   // the batch stream is the same with and without it.
   int surge_day = -1;
-  int64_t surge_start = 10 * 3600;
-  int64_t surge_duration = 6 * 3600;
+  int64_t surge_start = int64_t{10} * 3600;
+  int64_t surge_duration = int64_t{6} * 3600;
   double surge_factor = 2.5;
 
   // Batch.
@@ -196,9 +196,9 @@ struct GeneratorParams {
                              .duration_median_s = 1200.0,
                              .duration_sigma = 1.2,
                              .duration_min_s = 60,
-                             .duration_max_s = 6 * 3600,
+                             .duration_max_s = int64_t{6} * 3600,
                              .tolerance_min_s = 300,
-                             .tolerance_max_s = 4 * 3600,
+                             .tolerance_max_s = int64_t{4} * 3600,
                              .cpu_min = 500,
                              .cpu_max = 8000,
                              .memory_per_core_min = 2LL << 30,

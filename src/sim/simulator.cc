@@ -953,7 +953,8 @@ bool Simulation::Migrate(ContainerId id) {
 
 void Simulation::ObserveServices(NodeId n, const Usage& service_usage) {
   observed_service_.resize(static_cast<size_t>(state_.num_nodes()) * kNumDims);
-  std::copy(service_usage.begin(), service_usage.end(), &observed_service_[n * kNumDims]);
+  std::copy(service_usage.begin(), service_usage.end(),
+            &observed_service_[static_cast<size_t>(n) * kNumDims]);
 }
 
 void Simulation::UsageTick() {

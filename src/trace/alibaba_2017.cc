@@ -12,8 +12,8 @@
 namespace archimedes {
 namespace {
 
-constexpr int64_t kMinTolerance = 5 * 60;
-constexpr int64_t kMaxTolerance = 4 * 3600;
+constexpr int64_t kMinTolerance = int64_t{5} * 60;
+constexpr int64_t kMaxTolerance = int64_t{4} * 3600;
 constexpr int64_t kMilliPerTraceCpuUnit = 10;  // 100 = one core = 1000 millicores
 
 std::string_view Trim(std::string_view s) {

@@ -6,7 +6,7 @@ namespace archimedes {
 namespace {
 
 constexpr int64_t kDefaultMilliCpuRequest = 100;
-constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;
+constexpr int64_t kDefaultMemoryRequest = int64_t{200} * 1024 * 1024;
 
 // Requested cpu and memory on `node` once `pod` is added, with kube-scheduler's non-zero defaults
 // for the pod.
