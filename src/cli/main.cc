@@ -6,7 +6,9 @@
 
 #include "cli/commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   CLI::App app{"Archimedes: a co-location scheduler for long-running services and batch jobs"};
   try {
     app.require_subcommand(1);
@@ -22,4 +24,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (...) {
+    std::cerr << "archimedes: unexpected error\n";
+    return 1;
+  }
 }
