@@ -74,8 +74,9 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
   }
   if (name == "reclaim") {
     return Policy{.name = "reclaim",
-                  .description = "services as k8s-default; batch on reclaimed capacity as soon as "
-                                 "it fits, naive batch eviction on pressure",
+                  .description =
+                      "services as k8s-default; batch on reclaimed capacity as soon as "
+                      "it fits, naive batch eviction on pressure",
                   .batch_placement = BatchPlacement::kReclaimed,
                   .eviction = EvictionMode::kNaiveBatch,
                   .services = KubernetesScheduler<LeastAllocated>(seed),
@@ -83,8 +84,9 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
   }
   if (name == "archimedes") {
     return Policy{.name = "archimedes",
-                  .description = "profiles, time-aware complementary fragment-aware placement, "
-                                 "batch planned into valleys, burst buffer, minimal eviction",
+                  .description =
+                      "profiles, time-aware complementary fragment-aware placement, "
+                      "batch planned into valleys, burst buffer, minimal eviction",
                   .service_placement = ServicePlacement::kProfiles,
                   .batch_placement = BatchPlacement::kPlanned,
                   .eviction = EvictionMode::kMinimal,
