@@ -142,6 +142,7 @@ class World {
         touched = {node_index_.at(f.node)};
       }
       std::vector<uint8_t> path_ok_before;
+      path_ok_before.reserve(touched.size());
       for (NodeId n : touched) path_ok_before.push_back(HeartbeatPathOk(n));
       const NodeId n = touched.front();
       const bool up_before = Up(n);
@@ -339,6 +340,7 @@ class Members {
 
   std::vector<MemberView> Views(NodeId n, int64_t t, const std::set<NodeId>& offline) const {
     std::vector<MemberView> views;
+    views.reserve(size());
     for (int m = 0; m < size(); ++m) {
       views.push_back({members_[m], Evidence(m, n, t, offline.count(n) > 0), Vantage(m, offline)});
     }
