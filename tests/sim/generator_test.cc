@@ -9,8 +9,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/same_scenario.h"
+
 namespace archimedes {
 namespace {
+
+using testing::ExpectSameScenario;
 
 // Small enough to generate in a few milliseconds, large enough for every family and both job types.
 GeneratorParams SmallParams(uint64_t seed = 7) {
@@ -40,37 +44,6 @@ std::string ThrowMessage(GeneratorParams& p, std::string_view key, std::string_v
     return e.what();
   }
   return "";
-}
-
-void ExpectSameScenario(const Scenario& a, const Scenario& b) {
-  EXPECT_EQ(a.name, b.name);
-  ASSERT_EQ(a.nodes.size(), b.nodes.size());
-  for (size_t i = 0; i < a.nodes.size(); ++i) {
-    EXPECT_EQ(a.nodes[i].name, b.nodes[i].name);
-    EXPECT_EQ(a.nodes[i].capacity, b.nodes[i].capacity);
-    EXPECT_EQ(a.nodes[i].pod, b.nodes[i].pod);
-  }
-  ASSERT_EQ(a.workload.services.size(), b.workload.services.size());
-  for (size_t i = 0; i < a.workload.services.size(); ++i) {
-    const Service& x = a.workload.services[i];
-    const Service& y = b.workload.services[i];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.replicas, y.replicas);
-    EXPECT_EQ(x.requests, y.requests);
-    EXPECT_EQ(x.usage.values, y.usage.values);
-    EXPECT_EQ(x.usage.noise, y.usage.noise);
-  }
-  ASSERT_EQ(a.workload.jobs.size(), b.workload.jobs.size());
-  for (size_t i = 0; i < a.workload.jobs.size(); ++i) {
-    const BatchJob& x = a.workload.jobs[i];
-    const BatchJob& y = b.workload.jobs[i];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.submit_time, y.submit_time);
-    EXPECT_EQ(x.tasks, y.tasks);
-    EXPECT_EQ(x.task_requests, y.task_requests);
-    EXPECT_EQ(x.duration_s, y.duration_s);
-    EXPECT_EQ(x.delay_tolerance_s, y.delay_tolerance_s);
-  }
 }
 
 TEST(GeneratorTest, SameSeedGivesIdenticalScenario) {
