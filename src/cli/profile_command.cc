@@ -18,6 +18,7 @@
 #include "profile/profiler.h"
 #include "trace/alibaba_2018.h"
 #include "trace/csv_reader.h"
+#include "trace/datacenter_aggregates.h"
 #include "trace/google_2019.h"
 #include "trace/native_format.h"
 #include "trace/usage_history.h"
@@ -70,8 +71,9 @@ bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
   return normalized;
 }
 
-// "google2019:DIR", "alibaba2018:FILE", or a path whose kind is recognised: a folder of Google
-// replica CSVs (or of such folders), or machine_usage.csv.
+// "google2019:DIR", "alibaba2018:FILE", "aggregates:DIR", or a path whose kind is recognised: a
+// folder of Google replica CSVs (or of such folders), machine_usage.csv, or the
+// datacenter-aggregates folder.
 bool ReadTrace(const std::string& spec, Profiler& profiler) {
   std::string kind, path = spec;
   if (size_t colon = spec.find(':'); colon != std::string::npos && !fs::exists(spec)) {
@@ -84,9 +86,19 @@ bool ReadTrace(const std::string& spec, Profiler& profiler) {
     } else if (fs::is_directory(path) && fs::exists(fs::path(path) / "machine_usage.csv")) {
       kind = "alibaba2018";
       path = (fs::path(path) / "machine_usage.csv").string();
+    } else if (fs::is_directory(fs::path(path) / "azure_v2")) {
+      kind = "aggregates";
     } else if (fs::is_directory(path)) {
       kind = "google2019";
     }
+  }
+  if (kind == "aggregates") {
+    // Whole-datacentre load shapes: each provider's fleet average profiled as one application.
+    const fs::path dir(path);
+    return AddSeries({ReadAlibaba2018Aggregate((dir / "alibaba2018").string()),
+                      ReadGoogle2019Aggregate((dir / "google2019").string()),
+                      ReadAzure2019Aggregate((dir / "azure_v2").string())},
+                     profiler);
   }
   if (kind == "alibaba2018") return AddSeries(ReadAlibaba2018Usage(path), profiler);
   if (kind == "google2019") {
@@ -104,7 +116,8 @@ bool ReadTrace(const std::string& spec, Profiler& profiler) {
   throw TraceError(spec, 0,
                    "unknown usage trace; use google2019:DIR (a job folder of "
                    "google-v2019-instance-usage, or the folder of jobs) or "
-                   "alibaba2018:FILE (alibaba-v2018/machine_usage.csv)");
+                   "alibaba2018:FILE (alibaba-v2018/machine_usage.csv) or aggregates:DIR "
+                   "(datacenter-aggregates)");
 }
 
 // app,cpu,memory,disk,network[,replicas] with Kubernetes quantities, per replica.
@@ -298,7 +311,8 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--history", args->histories,
                   "usage history CSV (time,app,container,cpu,memory,disk,network); repeatable");
   cmd->add_option("--trace", args->traces,
-                  "real usage trace: google2019:DIR, alibaba2018:FILE, or a path to auto-detect; "
+                  "real usage trace: google2019:DIR, alibaba2018:FILE, aggregates:DIR, or a path "
+                  "to auto-detect; "
                   "repeatable");
   cmd->add_option("--requests", args->requests,
                   "current per-replica requests: CSV app,cpu,memory,disk,network[,replicas]");

@@ -1,0 +1,40 @@
+// `archimedes profile` on the real usage traces, as a user runs it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "support/shared_data.h"
+
+namespace archimedes {
+namespace {
+
+std::string ProfileOutput(const std::string& trace) {
+  std::string command = std::string(ARCHIMEDES_BINARY) + " profile --trace " + trace + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  EXPECT_EQ(pclose(pipe), 0) << output;
+  return output;
+}
+
+TEST(ProfileCliTest, ProfilesEveryRealTraceWithUsageSeries) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/datacenter-aggregates/azure_v2");
+  ARCHIMEDES_REQUIRE_SHARED("traces/google-v2019-instance-usage");
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-v2018/machine_usage.csv");
+  std::string aggregates = ProfileOutput(testing::SharedPath("traces/datacenter-aggregates"));
+  EXPECT_NE(aggregates.find("profiled 3 applications"), std::string::npos) << aggregates;
+  for (const char* app : {"alibaba2018", "google2019", "azure2019"}) {
+    EXPECT_NE(aggregates.find(app), std::string::npos) << app;
+  }
+  std::string google =
+      ProfileOutput("google2019:" + testing::SharedPath("traces/google-v2019-instance-usage"));
+  EXPECT_NE(google.find("profiled 2 applications"), std::string::npos) << google;
+  std::string alibaba =
+      ProfileOutput(testing::SharedPath("traces/alibaba-v2018/machine_usage.csv"));
+  EXPECT_NE(alibaba.find("profiled 16 applications"), std::string::npos) << alibaba;
+}
+
+}  // namespace
+}  // namespace archimedes
