@@ -6,6 +6,9 @@
 //
 //   placement_bench --benchmark_filter='/1000/'     small fleet: 1,000 nodes, 10,000 replicas
 //   placement_bench --benchmark_filter='/10000/'    target: 10,000 nodes, 100,000 replicas
+//   placement_bench --benchmark_filter='/24$'       10,000 nodes of 24 cores: the requests
+//                                                   (250,000 cores) fill the fleet, so late
+//                                                   decisions find few nodes with room
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -34,12 +37,13 @@ struct Fleet {
   TaskShapeMix mix;
 };
 
-Fleet MakeFleet(int num_nodes, int replicas) {
+Fleet MakeFleet(int num_nodes, int replicas, int node_cores) {
   Fleet f;
   for (int i = 0; i < num_nodes; ++i) {
     Node n;
     n.name = "node-" + std::to_string(i);
-    n.capacity = n.allocatable = Resources::Of(64000, 256 * kGi, 2'000'000'000, 1'250'000'000);
+    n.capacity = n.allocatable =
+        Resources::Of(1000 * node_cores, 256 * kGi, 2'000'000'000, 1'250'000'000);
     n.zone = "zone-" + std::to_string(i % 4);
     n.pod = "pod-" + std::to_string(i % 100);
     f.nodes.push_back(std::move(n));
@@ -138,7 +142,8 @@ void PlaceAll(benchmark::State& state, const Fleet& fleet, ClusterState& cluster
 }
 
 void BM_ArchimedesPlacement(benchmark::State& state) {
-  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                static_cast<int>(state.range(2)));
   for (auto _ : state) {
     state.PauseTiming();
     ClusterState cluster(fleet.nodes);
@@ -161,7 +166,8 @@ void BM_ArchimedesPlacement(benchmark::State& state) {
 }
 
 void BM_KubernetesDefaultPlacement(benchmark::State& state) {
-  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                static_cast<int>(state.range(2)));
   for (auto _ : state) {
     state.PauseTiming();
     ClusterState cluster(fleet.nodes);
@@ -177,13 +183,15 @@ void BM_KubernetesDefaultPlacement(benchmark::State& state) {
 }
 
 BENCHMARK(BM_ArchimedesPlacement)
-    ->Args({1000, 10000})
-    ->Args({10000, 100000})
+    ->Args({1000, 10000, 64})
+    ->Args({10000, 100000, 64})
+    ->Args({10000, 100000, 24})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 BENCHMARK(BM_KubernetesDefaultPlacement)
-    ->Args({1000, 10000})
-    ->Args({10000, 100000})
+    ->Args({1000, 10000, 64})
+    ->Args({10000, 100000, 64})
+    ->Args({10000, 100000, 24})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 

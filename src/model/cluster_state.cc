@@ -1,5 +1,7 @@
 #include "model/cluster_state.h"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +17,29 @@ ClusterState::ClusterState(std::vector<Node> nodes, TaskAccounting accounting)
     allocatable_.push_back(n.allocatable);
     ready_.push_back(n.condition == NodeCondition::kReady);
   }
+  block_most_unrequested_.resize((nodes_.size() + kIndexBlock - 1) / kIndexBlock);
+  for (size_t b = 0; b < block_most_unrequested_.size(); ++b) RecomputeBlock(static_cast<int>(b));
+}
+
+void ClusterState::RecomputeBlock(int block) {
+  const NodeId first = block * kIndexBlock;
+  const NodeId end = std::min(first + kIndexBlock, num_nodes());
+  std::array<int64_t, kIndexedDims.size()>& most = block_most_unrequested_[block];
+  most.fill(std::numeric_limits<int64_t>::min());
+  for (NodeId n = first; n < end; ++n) {
+    for (size_t i = 0; i < kIndexedDims.size(); ++i) {
+      const Dim d = kIndexedDims[i];
+      most[i] = std::max(most[i], allocatable_[n][d] - requested_[n][d]);
+    }
+  }
+}
+
+void ClusterState::GrowBlockMost(NodeId n) {
+  std::array<int64_t, kIndexedDims.size()>& most = block_most_unrequested_[n / kIndexBlock];
+  for (size_t i = 0; i < kIndexedDims.size(); ++i) {
+    const Dim d = kIndexedDims[i];
+    most[i] = std::max(most[i], allocatable_[n][d] - requested_[n][d]);
+  }
 }
 
 void ClusterState::SetCondition(NodeId n, NodeCondition condition) {
@@ -29,7 +54,13 @@ NodeId ClusterState::AddNode(Node node) {
   requested_.emplace_back();
   task_requested_.emplace_back();
   on_node_.emplace_back();
-  return static_cast<NodeId>(nodes_.size() - 1);
+  const NodeId n = static_cast<NodeId>(nodes_.size() - 1);
+  if (n % kIndexBlock == 0) {
+    block_most_unrequested_.emplace_back();
+    block_most_unrequested_.back().fill(std::numeric_limits<int64_t>::min());
+  }
+  GrowBlockMost(n);
+  return n;
 }
 
 ContainerId ClusterState::Add(const Container& c) {
@@ -52,6 +83,7 @@ ContainerId ClusterState::Add(const Container& c) {
   if (c.kind == OwnerKind::kTask) task_requested_[c.node] += c.requests;
   if (c.kind == OwnerKind::kService || accounting_ == TaskAccounting::kAllocatable) {
     requested_[c.node] += c.requests;
+    RecomputeBlock(c.node / kIndexBlock);
   }
   ++live_;
   return id;
@@ -70,6 +102,7 @@ void ClusterState::Remove(ContainerId id) {
   if (c.kind == OwnerKind::kTask) task_requested_[c.node] -= c.requests;
   if (c.kind == OwnerKind::kService || accounting_ == TaskAccounting::kAllocatable) {
     requested_[c.node] -= c.requests;
+    GrowBlockMost(c.node);
   }
   free_ids_.push_back(id);
   --live_;

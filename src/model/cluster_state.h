@@ -1,9 +1,17 @@
 // The fleet as the scheduler sees it: nodes, the containers placed on them, and per node the sum of
 // the placed containers' requests. Adding or removing a container is O(1); per-node totals live in
 // contiguous arrays because every scheduling decision reads them for every candidate node.
+//
+// The candidate index: node ids are grouped in blocks of kIndexBlock consecutive ids, and per
+// block the state keeps the most unrequested allocatable any of its nodes has in each of
+// kIndexedDims. A scan for nodes that can hold some requests skips every block whose maxima fall
+// short without reading its nodes, and still visits the rest in id order (so round-robin scans
+// keep their order). Kept exact on every Add / Remove / AddNode: O(kIndexBlock) when a node's
+// unrequested allocatable shrinks, O(1) when it grows.
 #ifndef ARCHIMEDES_MODEL_CLUSTER_STATE_H_
 #define ARCHIMEDES_MODEL_CLUSTER_STATE_H_
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -56,6 +64,28 @@ class ClusterState {
   Resources unrequested(NodeId n) const { return allocatable_[n] - requested_[n]; }
   std::span<const Resources> requested_all() const { return requested_; }
 
+  static constexpr int kIndexBlock = 64;
+  static constexpr std::array<Dim, 3> kIndexedDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
+  // False when no node of block `block` (ids [block × kIndexBlock, +kIndexBlock)) can hold `need`:
+  // in some indexed dimension d with need[d] > 0, none has need[d] unrequested allocatable. True
+  // does not promise a node that holds all of it (the maxima may be on different nodes). Other
+  // dimensions of `need` are ignored.
+  bool BlockMayHold(int block, const Resources& need) const {
+    const std::array<int64_t, kIndexedDims.size()>& most = block_most_unrequested_[block];
+    for (size_t i = 0; i < kIndexedDims.size(); ++i) {
+      const int64_t want = need[kIndexedDims[i]];
+      if (want > 0 && most[i] < want) return false;
+    }
+    return true;
+  }
+  // True when node `n`'s unrequested allocatable holds `need` in every indexed dimension.
+  bool Holds(NodeId n, const Resources& need) const {
+    for (Dim d : kIndexedDims) {
+      if (need[d] > 0 && allocatable_[n][d] - requested_[n][d] < need[d]) return false;
+    }
+    return true;
+  }
+
   // Places `c` on `c.node`; the id stays valid until Remove.
   ContainerId Add(const Container& c);
   void Remove(ContainerId id);
@@ -73,12 +103,17 @@ class ClusterState {
   std::vector<uint8_t> ready_;
   std::vector<Resources> requested_;
   std::vector<Resources> task_requested_;
+  // Per block of kIndexBlock nodes, the most unrequested allocatable in each indexed dimension.
+  std::vector<std::array<int64_t, kIndexedDims.size()>> block_most_unrequested_;
   TaskAccounting accounting_;
   std::vector<std::vector<ContainerId>> on_node_;
   std::vector<Container> containers_;
   std::vector<int32_t> slot_on_node_;  // position of each container in on_node_[node]; -1 if dead
   std::vector<ContainerId> free_ids_;
   int live_ = 0;
+
+  void RecomputeBlock(int block);
+  void GrowBlockMost(NodeId n);
 };
 
 }  // namespace archimedes

@@ -3,6 +3,28 @@
 #include <algorithm>
 
 namespace archimedes {
+namespace {
+
+// Calls visit(n) for the nodes of [from, to), in id order, that the candidate index cannot rule
+// out for `need`, until it returns true; returns that node, or -1.
+template <typename Visit>
+NodeId ScanCandidates(const ClusterState& state, const Resources& need, NodeId from, NodeId to,
+                      Visit&& visit) {
+  constexpr int kBlock = ClusterState::kIndexBlock;
+  for (NodeId n = from; n < to;) {
+    const int block = n / kBlock;
+    const NodeId end = std::min((block + 1) * kBlock, to);
+    if (state.BlockMayHold(block, need)) {
+      for (; n < end; ++n) {
+        if (state.Holds(n, need) && visit(n)) return n;
+      }
+    }
+    n = end;
+  }
+  return -1;
+}
+
+}  // namespace
 
 void FeasibilityMemo::Reset() {
   for (NodeId n : marked_) infeasible_[n] = 0;
@@ -20,7 +42,19 @@ Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
     : filters_(std::move(filters)),
       scorers_(std::move(scorers)),
       options_(options),
-      rng_(options.seed) {}
+      rng_(options.seed) {
+  for (const auto& f : filters_) {
+    for (Dim d : f->guaranteed_dims()) guaranteed_[static_cast<int>(d)] = true;
+  }
+}
+
+Resources Scheduler::IndexNeed(const PodRequest& pod) const {
+  Resources need;
+  for (Dim d : ClusterState::kIndexedDims) {
+    if (guaranteed_[static_cast<int>(d)]) need[d] = pod.requests[d];
+  }
+  return need;
+}
 
 bool Scheduler::Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const {
   for (const auto& f : filters_) {
@@ -56,18 +90,21 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
   if (num_nodes == 0) return -1;
   const int to_find = NodesToFind(num_nodes);
   feasible_.clear();
-  int processed = 0;
-  for (; processed < num_nodes && static_cast<int>(feasible_.size()) < to_find; ++processed) {
-    NodeId node = next_start_ + processed;
-    if (node >= num_nodes) node -= num_nodes;
-    if (memo != nullptr && memo->known_infeasible(node)) continue;
+  const Resources need = IndexNeed(pod);
+  auto visit = [&](NodeId node) {
+    if (memo != nullptr && memo->known_infeasible(node)) return false;
     if (Feasible(ctx, pod, node)) {
       feasible_.push_back(node);
-    } else if (memo != nullptr) {
-      memo->MarkInfeasible(node, num_nodes);
+      return static_cast<int>(feasible_.size()) == to_find;
     }
-  }
-  next_start_ = (next_start_ + processed) % num_nodes;
+    if (memo != nullptr) memo->MarkInfeasible(node, num_nodes);
+    return false;
+  };
+  // Round-robin from next_start_; the next decision starts after the node that completed the
+  // sample, or here again when the whole fleet was visited.
+  NodeId last = ScanCandidates(ctx.state, need, next_start_, num_nodes, visit);
+  if (last < 0) last = ScanCandidates(ctx.state, need, 0, next_start_, visit);
+  if (last >= 0) next_start_ = last + 1 == num_nodes ? 0 : last + 1;
   if (feasible_.empty()) return -1;
   if (feasible_.size() == 1) return feasible_[0];
 
@@ -90,10 +127,8 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
 }
 
 bool Scheduler::AnyFeasible(const SchedulingContext& ctx, const PodRequest& pod) const {
-  for (NodeId node = 0; node < ctx.state.num_nodes(); ++node) {
-    if (Feasible(ctx, pod, node)) return true;
-  }
-  return false;
+  return ScanCandidates(ctx.state, IndexNeed(pod), 0, ctx.state.num_nodes(),
+                        [&](NodeId node) { return Feasible(ctx, pod, node); }) >= 0;
 }
 
 std::vector<NodeExplanation> Scheduler::Explain(const SchedulingContext& ctx,

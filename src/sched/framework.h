@@ -4,6 +4,7 @@
 #ifndef ARCHIMEDES_SCHED_FRAMEWORK_H_
 #define ARCHIMEDES_SCHED_FRAMEWORK_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -46,6 +47,11 @@ class FilterPlugin {
   virtual ~FilterPlugin() = default;
   virtual std::string_view name() const = 0;
   virtual bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const = 0;
+  // Dimensions in which every node this filter passes has unrequested allocatable
+  // (ClusterState::unrequested) of at least the pod's request, wherever that request is positive.
+  // The Scheduler skips nodes that fall short in any of them without calling a filter (the
+  // candidate index), which is exact only if this holds for every pod the filter is asked about.
+  virtual std::span<const Dim> guaranteed_dims() const { return {}; }
 };
 
 class ScorePlugin {
@@ -96,6 +102,12 @@ class FeasibilityMemo {
   std::vector<NodeId> marked_;
 };
 
+// Scans nodes in kube-scheduler's order: round-robin from where the previous decision stopped,
+// until percentageOfNodesToScore of the fleet's feasible nodes are found. Nodes whose unrequested
+// allocatable cannot hold the pod's requests in a dimension some filter guarantees are passed over
+// through ClusterState's candidate index (whole blocks at a time) but count as visited, so the
+// feasible nodes found, the scores, the tie-breaking draws and the next start are exactly those of
+// a scan that calls every filter on every node.
 class Scheduler {
  public:
   Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScorer> scorers,
@@ -116,11 +128,15 @@ class Scheduler {
   bool Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int64_t TotalScore(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int NodesToFind(int num_nodes) const;
+  // The pod's requests in the dimensions the filters guarantee (ClusterState::BlockMayHold's
+  // `need`); zero elsewhere.
+  Resources IndexNeed(const PodRequest& pod) const;
 
   std::vector<std::unique_ptr<FilterPlugin>> filters_;
   std::vector<WeightedScorer> scorers_;
   SchedulerOptions options_;
-  std::vector<NodeId> feasible_;  // reused between calls
+  std::array<bool, kNumDims> guaranteed_{};  // by some filter (FilterPlugin::guaranteed_dims)
+  std::vector<NodeId> feasible_;             // reused between calls
   int next_start_ = 0;
   std::mt19937_64 rng_;
 };

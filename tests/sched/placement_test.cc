@@ -12,6 +12,7 @@
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/time_aware_fit.h"
+#include "sched/policy.h"
 #include "sched/predicted_load.h"
 
 namespace archimedes {
@@ -530,6 +531,120 @@ TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
         for (float u : load.usage(n, d)) ASSERT_LE(u, load.limit(n, d) * 1.0001f);
       }
     }
+  }
+}
+
+// kube-scheduler's scan as the Scheduler ran it before the candidate index, on top of Explain
+// (every node's filter verdict and weighted total): visit nodes round-robin from where the last
+// decision stopped until the adaptive percentageOfNodesToScore of them are feasible, then take
+// the best total, ties broken by reservoir sampling with the Scheduler's generator.
+class ReferenceScan {
+ public:
+  explicit ReferenceScan(uint64_t seed) : rng_(seed) {}
+
+  NodeId Schedule(const Scheduler& plugins, const SchedulingContext& ctx, const PodRequest& pod) {
+    const std::vector<NodeExplanation> verdicts = plugins.Explain(ctx, pod);
+    const int n = static_cast<int>(verdicts.size());
+    const int to_find = n < 100 ? n : std::max(n * std::max(50 - n / 125, 5) / 100, 100);
+    std::vector<NodeId> feasible;
+    int processed = 0;
+    for (; processed < n && static_cast<int>(feasible.size()) < to_find; ++processed) {
+      const NodeId node = (start_ + processed) % n;
+      if (verdicts[node].failed_filter.empty()) feasible.push_back(node);
+    }
+    start_ = (start_ + processed) % n;
+    if (feasible.size() <= 1) return feasible.empty() ? -1 : feasible[0];
+    NodeId best = -1;
+    int64_t best_total = -1;
+    uint64_t ties = 0;
+    for (NodeId node : feasible) {
+      const int64_t total = verdicts[node].total;
+      if (total > best_total) {
+        best_total = total;
+        best = node;
+        ties = 1;
+      } else if (total == best_total && rng_() % ++ties == 0) {
+        best = node;
+      }
+    }
+    return best;
+  }
+
+ private:
+  int start_ = 0;
+  std::mt19937_64 rng_;
+};
+
+// On a fleet that fills up, so that most nodes cannot hold a request and whole index blocks are
+// skipped, the candidate index changes nothing: with kube-scheduler's sampling (which stops after
+// a share of the feasible nodes and starts the next scan where this one stopped), nodes added
+// mid-run, containers leaving, and the FeasibilityMemo of identical pods, every decision of the
+// k8s-default, k8s-binpack and archimedes service schedulers is the reference scan's.
+TEST(PlacementScanTest, CandidateIndexMatchesFullScan) {
+  for (int kind = 0; kind < 3; ++kind) {  // k8s-default, k8s-binpack, archimedes
+    SCOPED_TRACE(kind);
+    const uint64_t seed = 11 + kind;
+    std::mt19937_64 rng(seed);
+    std::vector<Node> nodes;
+    for (int i = 0; i < 700; ++i) {  // 10 full index blocks and a partial one
+      nodes.push_back(MakeNode("n" + std::to_string(i), 1000 * (1 + i % 4), 8 * (1 + i % 3) * kGi,
+                               "z" + std::to_string(i % 3), "p" + std::to_string(i % 20)));
+    }
+    ClusterState state(nodes);
+    PredictedLoad load(nodes);
+    constexpr int kServices = 12;
+    std::vector<Resources> requests;
+    for (int s = 0; s < kServices; ++s) {
+      requests.push_back(Resources::Of(250 * (1 + s % 8), (s % 3) * kGi / 2));
+      load.SetService(s, s, s % 4 == 3 ? kNoCurve : load.AddCurve(RandomCurves(rng, 300, kGi)),
+                      s % 3);
+    }
+    PlacementInputs inputs;
+    inputs.shape_mix = {{Resources::Of(1000, kGi), 0.5}, {Resources::Of(2000, 4 * kGi), 0.5}};
+    inputs.rules.resize(kServices);
+    Scheduler scheduler =
+        kind < 2 ? MakePolicy(kind == 0 ? "k8s-default" : "k8s-binpack", seed).services
+                 : MakeArchimedesServiceScheduler(PlacementSettings{.seed = seed}, inputs);
+    ReferenceScan reference(seed);
+    FeasibilityMemo memo;
+    int placed = 0, unplaced = 0, index_skips = 0;
+    for (int step = 0; step < 2000; ++step) {
+      const int32_t s = static_cast<int32_t>(rng() % kServices);
+      const PodRequest pod = ServicePod(s, requests[s]);
+      const SchedulingContext ctx{state, &load};
+      // Every fifth pod comes as a job of identical tasks placed with the memo.
+      const bool job = step % 5 == 0;
+      for (int task = 0; task < (job ? 4 : 1); ++task) {
+        const NodeId expected = reference.Schedule(scheduler, ctx, pod);
+        const NodeId chosen = scheduler.Schedule(ctx, pod, job ? &memo : nullptr);
+        ASSERT_EQ(chosen, expected) << "step " << step;
+        if (chosen < 0) {
+          ++unplaced;
+          break;
+        }
+        Place(state, load, s, pod.requests, chosen);
+        ++placed;
+      }
+      memo.Reset();
+      if (rng() % 3 == 0) {  // churn: something leaves
+        const ContainerId victim = static_cast<ContainerId>(rng() % state.id_limit());
+        if (state.alive(victim)) {
+          load.RemoveContainer(state.container(victim));
+          state.Remove(victim);
+        }
+      }
+      if (step % 500 == 499) {  // the fleet grows
+        const Node n = MakeNode("new" + std::to_string(step), 4000, 32 * kGi, "z0", "p0");
+        state.AddNode(n);
+        load.AddNode(n);
+      }
+      for (int b = 0; b * ClusterState::kIndexBlock < state.num_nodes(); ++b) {
+        index_skips += !state.BlockMayHold(b, requests[7]);
+      }
+    }
+    EXPECT_GT(placed, 1500);
+    EXPECT_GT(unplaced, 100) << "the fleet never filled up";
+    EXPECT_GT(index_skips, 1000) << "the index never skipped a block";
   }
 }
 

@@ -16,6 +16,7 @@ class NodeResourcesFit : public FilterPlugin {
       : dims_(std::move(dims)) {}
   std::string_view name() const override { return "NodeResourcesFit"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  std::span<const Dim> guaranteed_dims() const override { return dims_; }
 
  private:
   std::vector<Dim> dims_;

@@ -25,6 +25,7 @@ class TimeAwareFit : public FilterPlugin {
       : guaranteed_(std::move(guaranteed)) {}
   std::string_view name() const override { return "TimeAwareFit"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  std::span<const Dim> guaranteed_dims() const override { return guaranteed_; }
 
  private:
   std::vector<Dim> guaranteed_;
