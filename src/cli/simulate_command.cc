@@ -13,10 +13,13 @@
 #include "cli/commands.h"
 #include "profile/profile.h"
 #include "sched/policy.h"
+#include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
+#include "sim/shrink.h"
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
+#include "sim/warmup_profiles.h"
 
 namespace archimedes::cli {
 namespace {
@@ -39,6 +42,7 @@ struct SimulateArgs {
   int64_t warmup_s = kSecondsPerDay;
   bool list_params = false;
   bool surge = false;
+  bool shrink = false;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -96,6 +100,9 @@ int Run(const SimulateArgs& args) {
   }
   std::optional<ProfileSet> profiles;
   if (!args.profiles_path.empty()) profiles = LoadProfiles(args.profiles_path);
+  // Every policy's placement is judged by the profiles archimedes places by (sim/peak_load.h):
+  // --profiles, or those it would learn from the warm-up day, learned here once for all runs.
+  if (!profiles) profiles = LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed);
   if (!args.explain_service.empty()) {
     bool known = false;
     for (const Service& s : scenario.workload.services) known |= s.name == args.explain_service;
@@ -111,7 +118,7 @@ int Run(const SimulateArgs& args) {
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
     if (recorder && results.empty()) options.usage_recorder = recorder.get();
-    if (profiles) options.profiles = &*profiles;
+    options.profiles = &*profiles;
     if (!args.sla_report_path.empty()) {
       sla_records.emplace_back(name, std::vector<ContractRecord>{});
       options.sla_records = &sla_records.back().second;
@@ -125,7 +132,7 @@ int Run(const SimulateArgs& args) {
     if (tty) {
       options.progress = [&name](int64_t now, int64_t end) { ShowProgress(name, now, end); };
     }
-    Metrics metrics = Simulate(scenario, policy, options);
+    Metrics metrics = SimulateMeasuringPeaks(scenario, policy, options, *profiles);
     if (tty) {
       ShowProgress(name, 1, 1);
       std::fprintf(stderr, "\n");
@@ -139,10 +146,29 @@ int Run(const SimulateArgs& args) {
     out << SlaReportJson(sla_records).dump(1) << "\n";
   }
   std::cout << FormatTable(described, results);
+  std::vector<ShrinkResult> shrunk;
+  if (args.shrink) {
+    ShrinkOptions shrink{.sim = SimOptions{.seed = args.seed, .warmup_s = args.warmup_s},
+                         .profiles = &*profiles};
+    if (tty) {
+      shrink.on_step = [](const std::string& policy, const ShrinkStep& step) {
+        std::fprintf(stderr, "  shrink %-14s %6d nodes: %s\n", policy.c_str(), step.nodes,
+                     !step.simulated ? "requests do not fit"
+                     : step.hosts    ? "hosts every service"
+                                     : "does not host every service");
+      };
+    }
+    for (const PolicyResult& r : results) {
+      shrunk.push_back(FindSmallestFleet(scenario, r.policy, shrink, &r.metrics));
+    }
+    std::cout << FormatShrinkTable(shrunk);
+  }
   if (!args.json_path.empty()) {
     std::ofstream out(args.json_path);
     if (!out) throw std::runtime_error("cannot write " + args.json_path);
-    out << ToJson(described, results).dump(2) << "\n";
+    nlohmann::json doc = ToJson(described, results);
+    if (args.shrink) doc["shrink"] = ShrinkToJson(shrunk);
+    out << doc.dump(2) << "\n";
   }
   return 0;
 }
@@ -179,6 +205,10 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
       ->capture_default_str();
+  cmd->add_flag("--shrink", args->shrink,
+                "Then, per policy, bisect the fewest nodes (cut from the same fleet, node types "
+                "kept proportional) on which every service replica runs with no hot node-time and "
+                "every service SLA held");
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
   cmd->add_option("--profiles", args->profiles_path,
                   "Profiles (archimedes profile --out) for the profile-driven policies; without "

@@ -35,6 +35,13 @@ struct Metrics {
   // Tasks the batch planner reported, when it could first tell, as unable to start within their
   // tolerance (planning policies only; jobs submitted after warm-up).
   int64_t tasks_reported_late = 0;
+  // Issue 4's placement check, {cpu millicores, memory bytes} (sim/peak_load.h; zero unless the
+  // run was measured by a PeakMeter): Σ over nodes of the predicted peak of the resident services
+  // (hourly samples after warm-up, averaged), Σ over nodes of the largest observed service usage,
+  // and the share of desired service replica-ticks without a running replica.
+  std::array<double, 2> predicted_peak_sum{};
+  std::array<double, 2> observed_peak_sum{};
+  double unplaced_replica_share = 0;
   double measured_days = 0;
   double wall_seconds = 0;
 };

@@ -14,6 +14,8 @@ std::string Fixed(double v, int decimals) {
 
 std::string Percent(double v) { return Fixed(100.0 * v, 1) + "%"; }
 
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 struct Row {
   std::string label;
   std::function<std::string(const Metrics&)> value;
@@ -64,6 +66,15 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
       {"utilization memory", [](const Metrics& m) { return Percent(m.utilization[1]); }},
       {"fragmentation rate", [](const Metrics& m) { return Percent(m.fragmentation_rate); }},
       {"hot node-time", [](const Metrics& m) { return Percent(m.hot_node_time); }},
+      {"unplaced replica-time", [](const Metrics& m) { return Percent(m.unplaced_replica_share); }},
+      {"predicted peaks cpu",
+       [](const Metrics& m) { return Fixed(m.predicted_peak_sum[0] / 1000.0, 0) + " cores"; }},
+      {"  observed",
+       [](const Metrics& m) { return Fixed(m.observed_peak_sum[0] / 1000.0, 0) + " cores"; }},
+      {"predicted peaks memory",
+       [](const Metrics& m) { return Fixed(m.predicted_peak_sum[1] / kGiB, 0) + " GiB"; }},
+      {"  observed",
+       [](const Metrics& m) { return Fixed(m.observed_peak_sum[1] / kGiB, 0) + " GiB"; }},
       {"SLA services", [](const Metrics& m) { return Percent(m.sla_services); }},
       {"SLA jobs", [](const Metrics& m) { return Percent(m.sla_jobs); }},
       {"SLA all", [](const Metrics& m) { return Percent(m.sla_all); }},
@@ -124,6 +135,10 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
         {"utilization", utilization},
         {"fragmentation_rate", m.fragmentation_rate},
         {"hot_node_time", m.hot_node_time},
+        {"unplaced_replica_share", m.unplaced_replica_share},
+        {"peak_sum",
+         {{"predicted", {{"cpu", m.predicted_peak_sum[0]}, {"memory", m.predicted_peak_sum[1]}}},
+          {"observed", {{"cpu", m.observed_peak_sum[0]}, {"memory", m.observed_peak_sum[1]}}}}},
         {"sla",
          {{"services", m.sla_services},
           {"jobs", m.sla_jobs},

@@ -1,6 +1,7 @@
 // Side-by-side reports of simulation runs: a table for people, JSON for tools (the shape of
 // issue 2: allocation_rate, utilization, fragmentation_rate, hot_node_time, sla, batch,
-// disruption, latency_us per policy; rates are fractions in [0, 1]).
+// disruption, latency_us per policy; rates are fractions in [0, 1]; plus issue 4's
+// unplaced_replica_share and peak_sum {predicted, observed} × {cpu millicores, memory bytes}).
 #ifndef ARCHIMEDES_SIM_REPORT_H_
 #define ARCHIMEDES_SIM_REPORT_H_
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,41 @@ TEST(SimulateCliTest, WritesPerContractSlaReportThroughASurge) {
     EXPECT_EQ(broken, p["services"]["broken"].get<int>() + p["jobs"]["broken"].get<int>());
   }
   std::filesystem::remove(path);
+}
+
+TEST(SimulateCliTest, ShrinkFindsTheFewestNodesPerPolicy) {
+  std::string json = ::testing::TempDir() + "/shrink.json";
+  CommandResult r = Archimedes(
+      "simulate --nodes 12 --days 1 --warmup 21600 --set batch_load=0 "
+      "--policy k8s-default,archimedes --shrink --json " +
+      json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("predicted peaks cpu"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nodes needed"), std::string::npos) << r.output;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  for (const char* policy : {"k8s-default", "archimedes"}) {
+    SCOPED_TRACE(policy);
+    const nlohmann::json& peaks = doc["policies"][policy]["peak_sum"];
+    EXPECT_GT(peaks["predicted"]["cpu"].get<double>(), 0.0);
+    EXPECT_GT(peaks["observed"]["memory"].get<double>(), 0.0);
+    const nlohmann::json& shrink = doc["shrink"][policy];
+    EXPECT_EQ(shrink["full_nodes"].get<int>(), 12);
+    ASSERT_FALSE(shrink["nodes_needed"].is_null()) << "the full fleet hosts the services";
+    const int needed = shrink["nodes_needed"].get<int>();
+    EXPECT_LE(needed, 12);
+    // The answer is a hosting size, and the next smaller size the search tried does not host.
+    int largest_failing = 0;
+    bool needed_hosts = false;
+    for (const nlohmann::json& step : shrink["steps"]) {
+      const int nodes = step["nodes"].get<int>();
+      if (nodes == needed) needed_hosts = step["hosts"].get<bool>();
+      if (!step["hosts"].get<bool>()) largest_failing = std::max(largest_failing, nodes);
+    }
+    EXPECT_TRUE(needed_hosts);
+    EXPECT_EQ(largest_failing, needed - 1);
+    EXPECT_EQ(shrink["at_needed"]["hot_node_time"].get<double>(), 0.0);
+  }
+  std::filesystem::remove(json);
 }
 
 TEST(SimulateCliTest, BadInputGetsAClearError) {
