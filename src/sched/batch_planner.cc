@@ -70,7 +70,8 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
       in.service_usage.size() != n_nodes * kNumDims * static_cast<size_t>(in.usage_bins) ||
       (!in.schedulable.empty() && in.schedulable.size() != n_nodes) ||
       (!in.observed_service_usage.empty() &&
-       in.observed_service_usage.size() != n_nodes * kNumDims)) {
+       in.observed_service_usage.size() != n_nodes * kNumDims) ||
+      (!in.serverless_reserve.empty() && in.serverless_reserve.size() != n_nodes)) {
     throw std::invalid_argument(
         "planner input: service usage must hold nodes × dims × usage_bins values and the "
         "per-node spans one entry per node");
@@ -92,6 +93,13 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
 
   schedulable_.assign(nodes_, 1);
   for (int n = 0; n < nodes_ && !in.schedulable.empty(); ++n) schedulable_[n] = in.schedulable[n];
+  reserve_.assign(static_cast<size_t>(nodes_) * dims_, 0);
+  for (int n = 0; n < nodes_ && !in.serverless_reserve.empty(); ++n) {
+    for (int a = 0; a < dims_; ++a) {
+      reserve_[static_cast<size_t>(n) * dims_ + a] =
+          std::max<int64_t>(0, in.serverless_reserve[n][options_.dims[a]]);
+    }
+  }
   free_.resize(static_cast<size_t>(nodes_) * dims_ * bins_);
   block_min_.resize(static_cast<size_t>(nodes_) * dims_ * blocks_);
   block_max_.resize(block_min_.size());
@@ -161,7 +169,7 @@ void BatchPlanner::RefreshEnvelope(NodeId n, int begin, int end) {
 bool BatchPlanner::EnvelopeAdmits(NodeId n) const {
   if (!schedulable_[n]) return false;
   for (int a = 0; a < dims_; ++a) {
-    if (need_[a] > 0 && node_max_[n * dims_ + a] < need_[a]) return false;
+    if (need_[a] > 0 && node_max_[n * dims_ + a] < Need(n, a)) return false;
   }
   return true;
 }
@@ -194,7 +202,7 @@ int BatchPlanner::LastBlocker(int row, int64_t need, int begin, int end) const {
 
 bool BatchPlanner::Fits(NodeId n, int begin, int end) const {
   for (int a = 0; a < dims_; ++a) {
-    if (need_[a] > 0 && WindowMin(n * dims_ + a, begin, end) < need_[a]) return false;
+    if (need_[a] > 0 && WindowMin(n * dims_ + a, begin, end) < Need(n, a)) return false;
   }
   return true;
 }
@@ -213,7 +221,7 @@ int BatchPlanner::EarliestStart(NodeId n, const Window& w, int from, int last) c
     const int end = RunEnd(w, s);
     int blocker = -1;
     for (int a = 0; a < dims_; ++a) {
-      if (need_[a] > 0) blocker = std::max(blocker, LastBlocker(n * dims_ + a, need_[a], s, end));
+      if (need_[a] > 0) blocker = std::max(blocker, LastBlocker(n * dims_ + a, Need(n, a), s, end));
     }
     if (blocker < 0) return s;
     s = blocker + 1;  // every start up to the blocker overlaps it
@@ -225,7 +233,7 @@ double BatchPlanner::Leftover(NodeId n, int begin, int end) const {
   double worst = 0;
   for (int a = 0; a < dims_; ++a) {
     const int row = n * dims_ + a;
-    const double left = static_cast<double>(WindowMin(row, begin, end) - need_[a]);
+    const double left = static_cast<double>(WindowMin(row, begin, end) - Need(n, a));
     worst = std::max(worst, left * inverse_usable_[row]);
   }
   return worst;
@@ -271,7 +279,7 @@ BatchPlanner::Candidate BatchPlanner::BestOfflineStart(NodeId n, const Window& w
     double leftover = 0;
     bool fits = true;
     for (int a = 0; a < dims_ && fits; ++a) {
-      const int64_t left = window_min_[static_cast<size_t>(a) * bins_ + i] - need_[a];
+      const int64_t left = window_min_[static_cast<size_t>(a) * bins_ + i] - Need(n, a);
       fits = need_[a] == 0 || left >= 0;
       leftover = std::max(leftover, static_cast<double>(left) * inverse_usable_[n * dims_ + a]);
     }
@@ -383,8 +391,8 @@ int BatchPlanner::PlanGang(int32_t j, const PendingJob& job, const Window& w, in
       int64_t copies = tasks - total;
       for (int a = 0; a < dims_ && copies > 0; ++a) {
         if (need_[a] > 0) {
-          copies =
-              std::min(copies, std::max<int64_t>(0, WindowMin(n * dims_ + a, s, end)) / need_[a]);
+          const int64_t room = WindowMin(n * dims_ + a, s, end) - (Need(n, a) - need_[a]);
+          copies = std::min(copies, std::max<int64_t>(0, room) / need_[a]);
         }
       }
       if (copies > 0) {
@@ -451,6 +459,7 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
 
   auto set_need = [&](const PendingJob& job) {
     for (int a = 0; a < dims_; ++a) need_[a] = job.task_requests[options_.dims[a]];
+    reserving_ = job.type == JobType::kOffline;
   };
   // On time first, for every job; only then the late ones, so lateness never costs another job
   // its deadline.

@@ -91,6 +91,10 @@ struct PlannerInput {
   int usage_bins = 288;
   // Optional measured service usage now, nodes × kNumDims: bin 0 uses max(predicted, measured).
   std::span<const float> observed_service_usage;
+  // Optional, per node: room kept for serverless tasks. Offline tasks are planned only where this
+  // much stays free beside them in every bin, so that serverless tasks, which tolerate seconds,
+  // find room the moment they arrive instead of waiting for offline tasks to end. Empty = none.
+  std::span<const Resources> serverless_reserve;
   std::span<const RunningTask> running;
   std::span<const PendingJob> pending;
 };
@@ -159,6 +163,11 @@ class BatchPlanner {
   int PlanOffline(int32_t j, const Window& w, int tasks);
   int PlanGang(int32_t j, const PendingJob& job, const Window& w, int last, bool late);
 
+  // What a task of the current job needs free on node n in slot a: its request, plus the
+  // serverless reserve when the job is offline.
+  int64_t Need(NodeId n, int a) const {
+    return need_[a] + (reserving_ ? reserve_[static_cast<size_t>(n) * dims_ + a] : 0);
+  }
   bool EnvelopeAdmits(NodeId n) const;
   int64_t WindowMin(int row, int begin, int end) const;
   int LastBlocker(int row, int64_t need, int begin, int end) const;
@@ -188,9 +197,11 @@ class BatchPlanner {
   std::vector<double> inverse_usable_;  // [node][dim]
   std::vector<float> pressure_prefix_;  // [node][bin + 1]: prefix sums of service share
   std::vector<int> dim_slot_;           // per Dim: tracked slot or −1
+  std::vector<int64_t> reserve_;        // [node][dim]: the serverless reserve
 
   // Per-job request in tracked slots, and scratch reused across jobs.
   std::vector<int64_t> need_;
+  bool reserving_ = false;  // the current job keeps the serverless reserve free
   std::vector<int32_t> order_;
   std::vector<Candidate> candidates_;
   std::vector<int64_t> prefix_min_, suffix_min_, window_min_;

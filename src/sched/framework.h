@@ -30,6 +30,7 @@ struct PodRequest {
   int32_t owner = 0;                // service or job index
   int max_per_node = 0;             // replicas of the same owner allowed on one node; 0 = no limit
   int64_t duration_estimate_s = 0;  // batch tasks: how long the task is expected to run
+  bool serverless = false;          // batch tasks: may use the serverless reserve
 };
 
 // Everything a plugin may read about the fleet for one decision.
@@ -39,6 +40,9 @@ struct SchedulingContext {
   // Per node, what batch may use of the capacity services reserve but do not use: capacity ×
   // (1 − buffer) − the services' recent peak usage (empty when the policy does not reclaim).
   std::span<const Resources> batch_allocatable = {};
+  // Per node, room that batch tasks other than serverless ones leave free, so that serverless
+  // tasks, which tolerate seconds, find it the moment they arrive (empty = none).
+  std::span<const Resources> serverless_reserve = {};
   int64_t now = 0;  // seconds; time-aware plugins read their time bins from it
 };
 

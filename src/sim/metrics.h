@@ -21,9 +21,11 @@ struct Metrics {
   double hot_node_time = 0;
   double sla_services = 1, sla_jobs = 1, sla_all = 1;
   int services_counted = 0, jobs_counted = 0;
-  double batch_core_hours_per_day = 0;
+  double batch_core_hours_per_day = 0;    // completed
+  double offered_core_hours_per_day = 0;  // submitted after warm-up, if every task ran
   double wait_p50_s = 0, wait_p99_s = 0;
   double started_within_tolerance = 1;
+  std::array<double, 2> started_within_tolerance_by_type{1, 1};  // by JobType
   double evictions_per_1000_container_days = 0;
   double migrations_per_1000_container_days = 0;
   int64_t evictions = 0, migrations = 0, oom_kills = 0, failure_kills = 0;

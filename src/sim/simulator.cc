@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <queue>
 #include <stdexcept>
@@ -31,6 +32,12 @@ using Clock = std::chrono::steady_clock;
 constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
 
 struct ServiceRun {
+// The CPU work one task of `job` does when it runs to completion, in core-seconds.
+double CoreSeconds(const BatchJob& job) {
+  return static_cast<double>(job.task_requests.cpu()) / 1000.0 * job.utilization *
+         static_cast<double>(job.duration_s);
+}
+
   int desired = 0;
   std::vector<ContainerId> running;
   std::vector<uint8_t> slot_used;  // replica slots in use; a replacement takes the lowest free one
@@ -114,10 +121,13 @@ class Simulation {
   ContainerId StartTask(int32_t j, NodeId node);
   void Kill(ContainerId id);
   void UsageTick();
+  void JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance);
   void SampleMetrics();
   void SetUpProfiles();
   ProfileSet LearnWarmupProfiles() const;
   SchedulingContext Context() const;
+  void SampleServerlessDemand();
+  void UpdateServerlessReserve();
   Resources TaskRoom(NodeId n) const;
   void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
@@ -186,6 +196,8 @@ class Simulation {
   std::vector<EvictionCandidate> candidates_;
   std::vector<int32_t> budget_;
   std::vector<ContainerId> victims_;
+  std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{};  // by JobType
+  double offered_core_seconds_ = 0;  // the CPU work of the jobs submitted after warm-up
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
   bool explained_ = false;
 
@@ -218,14 +230,21 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
       node_freed_(scenario.nodes.size()),
-      batch_allocatable_(scenario.nodes.size()),
-      service_usage_ring_(scenario.nodes.size() * kPeakWindow),
       end_(scenario.duration_s),
-      mix_(ShapeMix::FromWorkload(scenario.workload)) {
+      mix_(ShapeMix::FromWorkload(scenario.workload)),
+      batch_allocatable_(scenario.nodes.size()),
+      service_usage_ring_(scenario.nodes.size() * kPeakWindow) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
   std::unordered_map<std::string, int32_t> service_index;
   for (size_t s = 0; s < workload_.services.size(); ++s) {
     const Service& svc = workload_.services[s];
+  // The serverless reserve: the peak, over the last hour, of the requests of serverless tasks
+  // running or waiting, spread over the ready nodes in proportion to their capacity.
+  static constexpr int64_t kServerlessWindow = 3600;
+  Resources serverless_running_;
+  Resources serverless_peak_;  // of serverless_running_ since the last sample
+  std::deque<std::pair<int64_t, Resources>> serverless_demand_;  // (tick, peak in it)
+  std::vector<Resources> serverless_reserve_;
     service_index[svc.name] = static_cast<int32_t>(s);
     if (svc.end_time > svc.start_time) {
       service_events_.push_back({svc.start_time, static_cast<int32_t>(s), svc.replicas});
@@ -304,6 +323,7 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
   }
   NodeId n = node_index_.at(e.node);
   replan_ = true;
+                           .serverless_reserve = serverless_reserve_,
   if (e.kind == NodeEvent::Kind::kRecover) {
     state_.SetCondition(n, NodeCondition::kReady);
     dirty_ = true;
@@ -375,8 +395,7 @@ void Simulation::CompleteTasks() {
     ++run.finished;
     if (run.finished == job.tasks) run.completed_at = now_;
     if (now_ >= options_.warmup_s) {
-      batch_core_seconds_ += static_cast<double>(job.task_requests.cpu()) / 1000.0 *
-                             job.utilization * static_cast<double>(job.duration_s);
+      batch_core_seconds_ += CoreSeconds(job);
     }
     dirty_ = true;
   }
@@ -437,6 +456,7 @@ Resources Simulation::TaskRoom(NodeId n) const {
     case BatchPlacement::kRequests:
       return state_.unrequested(n);
     case BatchPlacement::kReclaimed:
+    if (job.submit_time >= options_.warmup_s) offered_core_seconds_ += CoreSeconds(job) * job.tasks;
       return batch_allocatable_[n] - state_.task_requested(n);
     case BatchPlacement::kPlanned:
       return state_.node(n).capacity - state_.task_requested(n);
@@ -445,6 +465,9 @@ Resources Simulation::TaskRoom(NodeId n) const {
 }
 
 void Simulation::RecomputeEnvelope() {
+  if (c.kind == OwnerKind::kTask && workload_.jobs[c.owner].type == JobType::kServerless) {
+    serverless_running_ -= c.requests;
+  }
   envelope_ = Resources{};
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     if (state_.ready(n)) envelope_ = Max(envelope_, TaskRoom(n));
@@ -611,8 +634,9 @@ void Simulation::PlaceBatch() {
       const int32_t j = queue[i];
       JobRun& run = jobs_[j];
       ExpireJob(run);
-      // Under the planner, only serverless tasks are also placed greedily: they tolerate seconds,
-      // so they cannot wait for the next re-plan when capacity frees between two.
+      // Under the planner, serverless tasks are also placed greedily: they tolerate seconds, so
+      // they cannot wait for the next re-plan. Other tasks start between re-plans only where
+      // capacity has just been freed (outside the serverless reserve), not to leave it idle.
       const bool greedy = !planner_ || workload_.jobs[j].type == JobType::kServerless;
       const Resources& shape = workload_.jobs[j].task_requests;
       bool may_fit = greedy && (!run.parked || unpark_all);
@@ -639,7 +663,8 @@ bool Simulation::PlaceJob(int32_t j) {
                        .priority = job.priority,
                        .kind = OwnerKind::kTask,
                        .owner = j,
-                       .duration_estimate_s = job.duration_estimate_s};
+                       .duration_estimate_s = job.duration_estimate_s,
+                       .serverless = job.type == JobType::kServerless};
   const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
   const int first_started_before = run.first_started;
   started_.clear();
@@ -678,8 +703,17 @@ void Simulation::RecordFirstStarts(int32_t j, int first_started_before) {
   run.worst_wait = std::max(run.worst_wait, wait);
   if (job.submit_time >= options_.warmup_s) {
     waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
-    tasks_judged_ += first_starts;
-    if (wait <= job.delay_tolerance_s) tasks_within_tolerance_ += first_starts;
+    JudgeStarts(job, first_starts, wait <= job.delay_tolerance_s);
+  }
+}
+
+void Simulation::JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance) {
+  const auto t = static_cast<size_t>(job.type);
+  tasks_judged_ += tasks;
+  type_judged_[t] += tasks;
+  if (within_tolerance) {
+    tasks_within_tolerance_ += tasks;
+    type_within_tolerance_[t] += tasks;
   }
 }
 
@@ -745,10 +779,9 @@ PlannerInput Simulation::PlannerInputNow() {
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
       if (c.kind != OwnerKind::kTask) continue;
-      plan_running_.push_back(
-          RunningTask{.node = n,
-                      .requests = c.requests,
-                      .end_time = c.start_time + workload_.jobs[c.owner].duration_estimate_s});
+      const BatchJob& job = workload_.jobs[c.owner];
+      plan_running_.push_back(RunningTask{
+          .node = n, .requests = c.requests, .end_time = c.start_time + job.duration_estimate_s});
     }
   }
   // PredictedLoad keeps one contiguous nodes × kNumDims × bins array, node-major then dimension:
@@ -795,6 +828,7 @@ void Simulation::ReportLate() {
   }
 }
 
+  UpdateServerlessReserve();
 ContainerId Simulation::StartTask(int32_t j, NodeId node) {
   const BatchJob& job = workload_.jobs[j];
   JobRun& run = jobs_[j];
@@ -807,10 +841,49 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
               .start_time = now_};
   ContainerId id = state_.Add(c);
   if (static_cast<size_t>(id) >= tasks_.size()) tasks_.resize(id + 1);
+      .serverless_reserve = serverless_reserve_,
   TaskRun& task = tasks_[id];
   task.job = j;
   task.remaining = static_cast<double>(job.duration_s);
   task.rate = 1;
+void Simulation::SampleServerlessDemand() {
+  Resources demand = serverless_running_;
+  for (const auto& [priority, queue] : job_queue_) {
+    for (int32_t j : queue) {
+      const BatchJob& job = workload_.jobs[j];
+      if (job.type != JobType::kServerless) continue;
+      for (int d = 0; d < kNumDims; ++d) {
+        demand.amount[d] += job.task_requests.amount[d] * jobs_[j].pending;
+      }
+    }
+  }
+  while (!serverless_demand_.empty() &&
+         serverless_demand_.front().first <= now_ - kServerlessWindow) {
+    serverless_demand_.pop_front();
+  }
+  serverless_demand_.emplace_back(now_, Max(demand, serverless_peak_));
+  serverless_peak_ = serverless_running_;
+}
+
+void Simulation::UpdateServerlessReserve() {
+  Resources peak;
+  for (const auto& [time, demand] : serverless_demand_) peak = Max(peak, demand);
+  Resources ready_capacity;
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    if (state_.ready(n)) ready_capacity += state_.node(n).capacity;
+  }
+  serverless_reserve_.assign(state_.num_nodes(), Resources{});
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    if (!state_.ready(n)) continue;
+    for (Dim d : kAllDims) {
+      if (ready_capacity[d] <= 0) continue;
+      serverless_reserve_[n][d] = static_cast<int64_t>(
+          std::ceil(static_cast<double>(peak[d]) * static_cast<double>(state_.node(n).capacity[d]) /
+                    static_cast<double>(ready_capacity[d])));
+    }
+  }
+}
+
   task.last_update = now_;
   ++task.generation;
   finishes_.push({now_ + job.duration_s, id, task.generation});
@@ -849,6 +922,10 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_me
     } else {
       batch_memory += u[1];
     }
+  }
+  if (job.type == JobType::kServerless) {
+    serverless_running_ += job.task_requests;
+    serverless_peak_ = Max(serverless_peak_, serverless_running_);
   }
   const double memory_capacity = static_cast<double>(node.capacity.memory());
   const double batch_need = std::min(
@@ -1107,6 +1184,7 @@ void Simulation::SampleMetrics() {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     for (int d = 0; d < kNumDims; ++d) {
       capacity[d] += static_cast<double>(state_.node(n).capacity.amount[d]);
+  if (planner_) SampleServerlessDemand();
       requested[d] += static_cast<double>(state_.requested(n).amount[d]);
       if (tasks_outside) requested[d] += static_cast<double>(state_.task_requested(n).amount[d]);
     }
@@ -1226,7 +1304,7 @@ Metrics Simulation::Summarize() {
     m.tasks_queued += run.pending;
     m.tasks_failed += run.failed;
     if (run.pending == 0 && job.submit_time >= options_.warmup_s) {
-      tasks_judged_ += job.tasks - run.first_started;  // never started: not within tolerance
+      JudgeStarts(job, job.tasks - run.first_started, false);  // never started
     }
     const bool due = job.submit_time >= options_.warmup_s &&
                      job.submit_time + job.delay_tolerance_s + job.duration_s <= end_;
@@ -1256,7 +1334,7 @@ Metrics Simulation::Summarize() {
   const int all = m.services_counted + m.jobs_counted;
   if (all > 0) m.sla_all = static_cast<double>(services_honoured + jobs_honoured) / all;
 
-  if (m.measured_days > 0)
+  if (m.measured_days > 0) {
     m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
   m.wait_p50_s = Percentile(waits_, 0.5);
   m.wait_p99_s = Percentile(waits_, 0.99);
@@ -1291,3 +1369,12 @@ Metrics Simulate(const Scenario& scenario, Policy& policy, const SimOptions& opt
 }
 
 }  // namespace archimedes
+    m.offered_core_hours_per_day = offered_core_seconds_ / 3600.0 / m.measured_days;
+  }
+  for (JobType type : {JobType::kServerless, JobType::kOffline}) {
+    const auto t = static_cast<size_t>(type);
+    if (type_judged_[t] > 0) {
+      m.started_within_tolerance_by_type[t] =
+          static_cast<double>(type_within_tolerance_[t]) / type_judged_[t];
+    }
+  }

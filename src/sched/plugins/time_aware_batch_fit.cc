@@ -24,11 +24,13 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
   const int span = static_cast<int>(std::clamp<int64_t>(
       (pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
   const Resources& batch = ctx.state.task_requested(node);
+  const bool reserving = !pod.serverless && !ctx.serverless_reserve.empty();
   Room room{.fits = true};
   for (Dim d : kBatchDims) {
     const float limit = load.limit(node, d);
+    const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
     const float left = load.MinFree(node, d, first, span) - static_cast<float>(batch[d]) -
-                       static_cast<float>(pod.requests[d]);
+                       static_cast<float>(pod.requests[d]) - reserve;
     if (left < 0) room.fits = false;
     const float share = limit > 0 ? left / limit : 0;
     (d == Dim::kCpu ? room.cpu_share : room.memory_share) = share;
