@@ -27,31 +27,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The dimensions kube-scheduler checks requests in; an envelope over them lets
-// a scheduling cycle skip, in O(1), tasks that no node could take.
-constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory,
-                                             Dim::kGpu};
+// The dimensions kube-scheduler checks requests in; an envelope over them lets a scheduling cycle
+// skip, in O(1), tasks that no node could take.
+constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
 
-// The CPU work one task of `job` does when it runs to completion, in
-// core-seconds.
-double CoreSeconds(const BatchJob &job) {
-  return static_cast<double>(job.task_requests.cpu()) / 1000.0 *
-         job.utilization * static_cast<double>(job.duration_s);
+// The CPU work one task of `job` does when it runs to completion, in core-seconds.
+double CoreSeconds(const BatchJob& job) {
+  return static_cast<double>(job.task_requests.cpu()) / 1000.0 * job.utilization *
+         static_cast<double>(job.duration_s);
 }
 
 struct ServiceRun {
   int desired = 0;
   std::vector<ContainerId> running;
-  std::vector<uint8_t> slot_used; // replica slots in use; a replacement takes
-                                  // the lowest free one
+  std::vector<uint8_t> slot_used;  // replica slots in use; a replacement takes the lowest free one
   bool pending_listed = false;
-  // kube-scheduler's backoff for pods that could not be scheduled: 1 s doubling
-  // up to 10 s.
+  // kube-scheduler's backoff for pods that could not be scheduled: 1 s doubling up to 10 s.
   int64_t backoff_s = 0;
   int64_t next_attempt = 0;
-  double desired_time = 0; // replica-seconds after warm-up
+  double desired_time = 0;  // replica-seconds after warm-up
   double harmed_time = 0;
-  std::vector<Breach> breaches; // filled only for --sla-report
+  std::vector<Breach> breaches;  // filled only for --sla-report
 };
 
 struct JobRun {
@@ -59,20 +55,16 @@ struct JobRun {
   int running = 0;
   int finished = 0;
   int failed = 0;
-  int first_started =
-      0; // tasks that started at least once (restarts are not new starts)
+  int first_started = 0;  // tasks that started at least once (restarts are not new starts)
   bool started_late = false;
-  int64_t worst_wait = 0; // longest wait of a first start
+  int64_t worst_wait = 0;  // longest wait of a first start
   bool queued = false;
-  // Pending tasks the batch planner has not been given since its last call:
-  // they are passed to PlanAdditional between full re-plans, so no task is
-  // planned twice.
+  // Pending tasks the batch planner has not been given since its last call: they are passed to
+  // PlanAdditional between full re-plans, so no task is planned twice.
   int unplanned = 0;
-  bool reported_late =
-      false; // the planner found its tolerance can no longer be met
-  // Set when no node could take a task of the job; it is tried again only once
-  // a node that could have grown enough frees resources (or at the next usage
-  // tick, when usage-based filters change).
+  bool reported_late = false;  // the planner found its tolerance can no longer be met
+  // Set when no node could take a task of the job; it is tried again only once a node that could
+  // have grown enough frees resources (or at the next usage tick, when usage-based filters change).
   bool parked = false;
   int64_t expire_at = 0;
   int64_t completed_at = -1;
@@ -80,8 +72,8 @@ struct JobRun {
 
 struct TaskRun {
   int32_t job = -1;
-  double remaining = 0; // seconds of work left at full speed
-  double rate = 1;      // share of full speed since last_update
+  double remaining = 0;  // seconds of work left at full speed
+  double rate = 1;       // share of full speed since last_update
   int64_t last_update = 0;
   uint32_t generation = 0;
 };
@@ -90,25 +82,22 @@ struct TaskFinish {
   int64_t time;
   ContainerId id;
   uint32_t generation;
-  bool operator>(const TaskFinish &o) const {
-    return time != o.time ? time > o.time : id > o.id;
-  }
+  bool operator>(const TaskFinish& o) const { return time != o.time ? time > o.time : id > o.id; }
 };
 
 struct ServiceEvent {
   int64_t time;
   int32_t service;
-  int replicas; // desired replicas from then on
+  int replicas;  // desired replicas from then on
 };
 
 class Simulation {
-public:
-  Simulation(const Scenario &scenario, Policy &policy,
-             const SimOptions &options);
+ public:
+  Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options);
   Metrics Run();
 
-private:
-  void ApplyNodeEvent(const NodeEvent &e);
+ private:
+  void ApplyNodeEvent(const NodeEvent& e);
   void SetDesired(int32_t s, int replicas);
   void CompleteTasks();
   void SubmitJobs();
@@ -119,8 +108,8 @@ private:
   void PlaceBatch();
   bool PlaceJob(int32_t j);
   void RecordFirstStarts(int32_t j, int first_started_before);
-  void JudgeStarts(const BatchJob &job, int64_t tasks, bool within_tolerance);
-  void ExpireJob(JobRun &run) const;
+  void JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance);
+  void ExpireJob(JobRun& run) const;
   void PlanBatch(bool full);
   void CollectPending(bool full);
   PlannerInput PlannerInputNow();
@@ -128,13 +117,10 @@ private:
   void UpdateServerlessReserve();
   void StartPlanned();
   void ReportLate();
-  int64_t PlanBin(int64_t t) const {
-    return t / planner_->options().bin_seconds;
-  }
+  int64_t PlanBin(int64_t t) const { return t / planner_->options().bin_seconds; }
   double YieldBatch(NodeId n);
-  void ObserveServices(NodeId n, const Usage &service_usage);
-  NodeId Decide(Scheduler &scheduler, const PodRequest &pod,
-                FeasibilityMemo *memo = nullptr);
+  void ObserveServices(NodeId n, const Usage& service_usage);
+  NodeId Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo = nullptr);
   ContainerId StartTask(int32_t j, NodeId node);
   void Kill(ContainerId id);
   void UsageTick();
@@ -143,42 +129,40 @@ private:
   ProfileSet LearnWarmupProfiles() const;
   SchedulingContext Context() const;
   Resources TaskRoom(NodeId n) const;
-  void UpdateBatchAllocatable(NodeId n, const Usage &service_usage);
+  void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
   bool Migrate(ContainerId id);
   void RecomputeEnvelope();
-  bool EnvelopeAdmits(const Resources &r) const;
-  void AddFailedShape(const Resources &r);
+  bool EnvelopeAdmits(const Resources& r) const;
+  void AddFailedShape(const Resources& r);
   void RemoveContainer(ContainerId id);
   PodRequest ServicePod(int32_t s) const;
   Metrics Summarize();
 
-  const Scenario &scenario_;
-  const Workload &workload_;
-  Policy &policy_;
+  const Scenario& scenario_;
+  const Workload& workload_;
+  Policy& policy_;
   SimOptions options_;
   ClusterState state_;
   std::unordered_map<std::string, NodeId> node_index_;
   std::vector<ServiceRun> services_;
   std::vector<JobRun> jobs_;
-  std::vector<TaskRun> tasks_; // by ContainerId
+  std::vector<TaskRun> tasks_;  // by ContainerId
   std::vector<Usage> node_usage_;
   std::vector<uint8_t> node_hot_;
-  std::priority_queue<TaskFinish, std::vector<TaskFinish>, std::greater<>>
-      finishes_;
+  std::priority_queue<TaskFinish, std::vector<TaskFinish>, std::greater<>> finishes_;
   std::vector<ServiceEvent> service_events_;
   std::vector<NodeEvent> node_events_;
   size_t next_service_event_ = 0, next_node_event_ = 0, next_job_ = 0;
   std::vector<int32_t> pending_services_;
-  std::map<int, std::vector<int32_t>, std::greater<>>
-      job_queue_; // priority → jobs, FIFO
+  std::map<int, std::vector<int32_t>, std::greater<>> job_queue_;  // priority → jobs, FIFO
   bool dirty_ = true;
   bool unpark_all_ = true;
   std::vector<uint8_t> node_freed_;
   std::vector<NodeId> freed_nodes_;
   Resources envelope_;
   std::vector<Resources> failed_shapes_;
-  std::vector<ContainerId> started_; // reused by PlaceJob
+  std::vector<ContainerId> started_;  // reused by PlaceJob
   FeasibilityMemo memo_;
   int64_t now_ = 0;
   int64_t end_ = 0;
@@ -191,26 +175,22 @@ private:
   int64_t hot_node_ticks_ = 0, node_ticks_ = 0;
   double container_seconds_ = 0;
   double batch_core_seconds_ = 0;
-  std::vector<std::pair<double, double>> waits_; // (wait, tasks)
+  std::vector<std::pair<double, double>> waits_;  // (wait, tasks)
   int64_t tasks_within_tolerance_ = 0, tasks_judged_ = 0;
-  std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{}; // by JobType
-  double offered_core_seconds_ =
-      0; // the CPU work of the jobs submitted after warm-up
+  std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{};  // by JobType
+  double offered_core_seconds_ = 0;  // the CPU work of the jobs submitted after warm-up
   int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;
   LatencyHistogram latency_;
 
-  // Reclaiming policies: per node, capacity × (1 − buffer) − the services' peak
-  // usage over the last kPeakWindow ticks (ring), what batch may use now.
+  // Reclaiming policies: per node, capacity × (1 − buffer) − the services' peak usage over the
+  // last kPeakWindow ticks (ring), what batch may use now.
   static constexpr int kPeakWindow = 15;
   std::vector<Resources> batch_allocatable_;
-  std::vector<std::array<float, 2>>
-      service_usage_ring_; // node × kPeakWindow, cpu and memory
+  std::vector<std::array<float, 2>> service_usage_ring_;  // node × kPeakWindow, cpu and memory
   int ring_pos_ = 0;
-  // Profile-driven policies: the services' predicted usage per node and time
-  // bin.
+  // Profile-driven policies: the services' predicted usage per node and time bin.
   std::optional<PredictedLoad> predicted_;
-  std::optional<Scheduler>
-      request_fallback_; // the policy's request-based service scheduler
+  std::optional<Scheduler> request_fallback_;  // the policy's request-based service scheduler
   PlacementSettings placement_;
   // Eviction workspace.
   Evictor evictor_;
@@ -221,84 +201,78 @@ private:
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
   bool explained_ = false;
 
-  // Planned batch (BatchPlacement::kPlanned): the planner and its inputs,
-  // reused across calls.
+  // Planned batch (BatchPlacement::kPlanned): the planner and its inputs, reused across calls.
   std::optional<BatchPlanner> planner_;
-  int64_t planned_bin_ = -1; // the bin of the last full re-plan
-  bool replan_ = true;       // the fleet changed since then
-  bool plan_stale_ = false;  // tasks started greedily since then
+  int64_t planned_bin_ = -1;  // the bin of the last full re-plan
+  bool replan_ = true;        // the fleet changed since then
+  bool plan_stale_ = false;   // tasks started greedily since then
   std::vector<Resources> plan_capacity_;
   std::vector<uint8_t> plan_schedulable_;
-  std::vector<float> observed_service_; // nodes × kNumDims: the services' usage
-                                        // at the last tick
+  std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage at the last tick
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> plan_pending_;
-  // The serverless reserve: the peak, over the last hour, of the requests of
-  // serverless tasks running or waiting, spread over the ready nodes in
-  // proportion to their capacity.
+  // The serverless reserve: the peak, over the last hour, of the requests of serverless tasks
+  // running or waiting, spread over the ready nodes in proportion to their capacity.
   static constexpr int64_t kServerlessWindow = 3600;
   Resources serverless_running_;
-  Resources serverless_peak_; // of serverless_running_ since the last sample
-  std::deque<std::pair<int64_t, Resources>>
-      serverless_demand_; // (tick, peak in it)
+  Resources serverless_peak_;  // of serverless_running_ since the last sample
+  std::deque<std::pair<int64_t, Resources>> serverless_demand_;  // (tick, peak in it)
   std::vector<Resources> serverless_reserve_;
-  std::vector<int32_t> pending_owner_; // job of each plan_pending_ entry
+  std::vector<int32_t> pending_owner_;  // job of each plan_pending_ entry
   std::vector<YieldingTask> yielding_;
   std::vector<ContainerId> yielding_ids_;
-  // Tasks of jobs submitted after warm-up that the planner reported, ahead of
-  // time, as unable to start within their tolerance (once per job).
+  // Tasks of jobs submitted after warm-up that the planner reported, ahead of time, as unable to
+  // start within their tolerance (once per job).
   int64_t tasks_reported_late_ = 0;
 };
 
-Simulation::Simulation(const Scenario &scenario, Policy &policy,
-                       const SimOptions &options)
-    : scenario_(scenario), workload_(scenario.workload), policy_(policy),
-      options_(options), state_(scenario.nodes, policy.task_accounting()),
-      services_(workload_.services.size()), jobs_(workload_.jobs.size()),
-      node_usage_(scenario.nodes.size()), node_hot_(scenario.nodes.size()),
-      node_freed_(scenario.nodes.size()), end_(scenario.duration_s),
+Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOptions& options)
+    : scenario_(scenario),
+      workload_(scenario.workload),
+      policy_(policy),
+      options_(options),
+      state_(scenario.nodes, policy.task_accounting()),
+      services_(workload_.services.size()),
+      jobs_(workload_.jobs.size()),
+      node_usage_(scenario.nodes.size()),
+      node_hot_(scenario.nodes.size()),
+      node_freed_(scenario.nodes.size()),
+      end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
       batch_allocatable_(scenario.nodes.size()),
       service_usage_ring_(scenario.nodes.size() * kPeakWindow) {
-  for (NodeId n = 0; n < state_.num_nodes(); ++n)
-    node_index_[state_.node(n).name] = n;
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
   std::unordered_map<std::string, int32_t> service_index;
   for (size_t s = 0; s < workload_.services.size(); ++s) {
-    const Service &svc = workload_.services[s];
+    const Service& svc = workload_.services[s];
     service_index[svc.name] = static_cast<int32_t>(s);
     if (svc.end_time > svc.start_time) {
-      service_events_.push_back(
-          {svc.start_time, static_cast<int32_t>(s), svc.replicas});
+      service_events_.push_back({svc.start_time, static_cast<int32_t>(s), svc.replicas});
       if (svc.end_time != kForever)
         service_events_.push_back({svc.end_time, static_cast<int32_t>(s), 0});
     }
   }
-  for (const ScaleEvent &e : workload_.scale_events) {
+  for (const ScaleEvent& e : workload_.scale_events) {
     auto it = service_index.find(e.service);
     if (it == service_index.end()) {
       throw std::invalid_argument("scale event at " + std::to_string(e.time) +
-                                  " s names unknown service \"" + e.service +
-                                  "\"");
+                                  " s names unknown service \"" + e.service + "\"");
     }
-    const Service &svc = workload_.services[it->second];
+    const Service& svc = workload_.services[it->second];
     if (e.time >= svc.start_time && e.time < svc.end_time) {
       service_events_.push_back({e.time, it->second, e.replicas});
     }
   }
   std::stable_sort(service_events_.begin(), service_events_.end(),
-                   [](const ServiceEvent &a, const ServiceEvent &b) {
-                     return a.time < b.time;
-                   });
+                   [](const ServiceEvent& a, const ServiceEvent& b) { return a.time < b.time; });
   node_events_ = workload_.node_events;
-  std::stable_sort(
-      node_events_.begin(), node_events_.end(),
-      [](const NodeEvent &a, const NodeEvent &b) { return a.time < b.time; });
-  for (const NodeEvent &e : node_events_) {
+  std::stable_sort(node_events_.begin(), node_events_.end(),
+                   [](const NodeEvent& a, const NodeEvent& b) { return a.time < b.time; });
+  for (const NodeEvent& e : node_events_) {
     if (e.kind != NodeEvent::Kind::kAdd && !node_index_.count(e.node)) {
-      bool added_earlier = std::any_of(
-          node_events_.begin(), node_events_.end(), [&](const NodeEvent &a) {
-            return a.kind == NodeEvent::Kind::kAdd && a.spec.name == e.node &&
-                   a.time <= e.time;
+      bool added_earlier =
+          std::any_of(node_events_.begin(), node_events_.end(), [&](const NodeEvent& a) {
+            return a.kind == NodeEvent::Kind::kAdd && a.spec.name == e.node && a.time <= e.time;
           });
       if (!added_earlier) {
         throw std::invalid_argument("node event at " + std::to_string(e.time) +
@@ -309,7 +283,7 @@ Simulation::Simulation(const Scenario &scenario, Policy &policy,
 }
 
 PodRequest Simulation::ServicePod(int32_t s) const {
-  const Service &svc = workload_.services[s];
+  const Service& svc = workload_.services[s];
   return PodRequest{.requests = svc.requests,
                     .priority = svc.priority,
                     .kind = OwnerKind::kService,
@@ -325,17 +299,15 @@ SchedulingContext Simulation::Context() const {
                            .now = now_};
 }
 
-NodeId Simulation::Decide(Scheduler &scheduler, const PodRequest &pod,
-                          FeasibilityMemo *memo) {
+NodeId Simulation::Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo) {
   const SchedulingContext ctx = Context();
   auto start = Clock::now();
   NodeId node = scheduler.Schedule(ctx, pod, memo);
-  latency_.Add(
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   return node;
 }
 
-void Simulation::ApplyNodeEvent(const NodeEvent &e) {
+void Simulation::ApplyNodeEvent(const NodeEvent& e) {
   if (e.kind == NodeEvent::Kind::kAdd) {
     NodeId n = state_.AddNode(e.spec);
     node_index_[e.spec.name] = n;
@@ -344,8 +316,7 @@ void Simulation::ApplyNodeEvent(const NodeEvent &e) {
     node_freed_.push_back(0);
     batch_allocatable_.emplace_back();
     service_usage_ring_.resize(service_usage_ring_.size() + kPeakWindow);
-    if (predicted_)
-      predicted_->AddNode(e.spec);
+    if (predicted_) predicted_->AddNode(e.spec);
     dirty_ = true;
     unpark_all_ = true;
     replan_ = true;
@@ -360,8 +331,7 @@ void Simulation::ApplyNodeEvent(const NodeEvent &e) {
     return;
   }
   state_.SetCondition(n, NodeCondition::kNotReady);
-  std::vector<ContainerId> victims(state_.containers_on(n).begin(),
-                                   state_.containers_on(n).end());
+  std::vector<ContainerId> victims(state_.containers_on(n).begin(), state_.containers_on(n).end());
   for (ContainerId id : victims) {
     Kill(id);
     ++failure_kills_;
@@ -370,11 +340,11 @@ void Simulation::ApplyNodeEvent(const NodeEvent &e) {
 }
 
 void Simulation::SetDesired(int32_t s, int replicas) {
-  ServiceRun &run = services_[s];
+  ServiceRun& run = services_[s];
   run.desired = replicas;
   while (static_cast<int>(run.running.size()) > replicas) {
     ContainerId id = run.running.back();
-    Kill(id); // scale-down of the newest replica: not an eviction
+    Kill(id);  // scale-down of the newest replica: not an eviction
   }
   if (static_cast<int>(run.running.size()) < replicas && !run.pending_listed) {
     run.pending_listed = true;
@@ -383,25 +353,24 @@ void Simulation::SetDesired(int32_t s, int replicas) {
   dirty_ = true;
 }
 
-// Removes a container; a service replica becomes pending again, a task goes
-// back to its queue and loses its progress.
+// Removes a container; a service replica becomes pending again, a task goes back to its queue
+// and loses its progress.
 void Simulation::Kill(ContainerId id) {
   const Container c = state_.container(id);
   RemoveContainer(id);
   if (c.kind == OwnerKind::kService) {
-    ServiceRun &run = services_[c.owner];
+    ServiceRun& run = services_[c.owner];
     run.running.erase(std::find(run.running.begin(), run.running.end(), id));
     run.slot_used[c.index] = 0;
-    if (static_cast<int>(run.running.size()) < run.desired &&
-        !run.pending_listed) {
+    if (static_cast<int>(run.running.size()) < run.desired && !run.pending_listed) {
       run.pending_listed = true;
       pending_services_.push_back(c.owner);
     }
     return;
   }
-  TaskRun &task = tasks_[id];
+  TaskRun& task = tasks_[id];
   ++task.generation;
-  JobRun &job = jobs_[task.job];
+  JobRun& job = jobs_[task.job];
   --job.running;
   if (now_ < job.expire_at) {
     ++job.pending;
@@ -416,17 +385,15 @@ void Simulation::CompleteTasks() {
   while (!finishes_.empty() && finishes_.top().time <= now_) {
     TaskFinish f = finishes_.top();
     finishes_.pop();
-    if (!state_.alive(f.id) || tasks_[f.id].generation != f.generation)
-      continue;
+    if (!state_.alive(f.id) || tasks_[f.id].generation != f.generation) continue;
     const int32_t j = tasks_[f.id].job;
-    const BatchJob &job = workload_.jobs[j];
+    const BatchJob& job = workload_.jobs[j];
     RemoveContainer(f.id);
     ++tasks_[f.id].generation;
-    JobRun &run = jobs_[j];
+    JobRun& run = jobs_[j];
     --run.running;
     ++run.finished;
-    if (run.finished == job.tasks)
-      run.completed_at = now_;
+    if (run.finished == job.tasks) run.completed_at = now_;
     if (now_ >= options_.warmup_s) {
       batch_core_seconds_ += CoreSeconds(job);
     }
@@ -435,31 +402,26 @@ void Simulation::CompleteTasks() {
 }
 
 void Simulation::SubmitJobs() {
-  while (next_job_ < workload_.jobs.size() &&
-         workload_.jobs[next_job_].submit_time <= now_) {
+  while (next_job_ < workload_.jobs.size() && workload_.jobs[next_job_].submit_time <= now_) {
     const int32_t j = static_cast<int32_t>(next_job_++);
-    const BatchJob &job = workload_.jobs[j];
-    JobRun &run = jobs_[j];
+    const BatchJob& job = workload_.jobs[j];
+    JobRun& run = jobs_[j];
     int64_t patience = std::max(
-        static_cast<int64_t>(options_.patience_factor *
-                             static_cast<double>(job.delay_tolerance_s)),
+        static_cast<int64_t>(options_.patience_factor * static_cast<double>(job.delay_tolerance_s)),
         options_.min_patience_s);
     run.expire_at = job.submit_time + job.delay_tolerance_s + patience;
     run.pending = job.tasks;
     run.unplanned = job.tasks;
-    if (job.submit_time >= options_.warmup_s)
-      offered_core_seconds_ += CoreSeconds(job) * job.tasks;
+    if (job.submit_time >= options_.warmup_s) offered_core_seconds_ += CoreSeconds(job) * job.tasks;
     Enqueue(j);
   }
 }
 
 void Simulation::RemoveContainer(ContainerId id) {
-  const Container &c = state_.container(id);
+  const Container& c = state_.container(id);
   NodeId n = c.node;
-  if (predicted_ && c.kind == OwnerKind::kService)
-    predicted_->RemoveContainer(c);
-  if (c.kind == OwnerKind::kTask &&
-      workload_.jobs[c.owner].type == JobType::kServerless) {
+  if (predicted_ && c.kind == OwnerKind::kService) predicted_->RemoveContainer(c);
+  if (c.kind == OwnerKind::kTask && workload_.jobs[c.owner].type == JobType::kServerless) {
     serverless_running_ -= c.requests;
   }
   state_.Remove(id);
@@ -470,43 +432,37 @@ void Simulation::RemoveContainer(ContainerId id) {
   }
 }
 
-// Keeps only the minimal failed shapes: a shape that dominates a failed one
-// fails too.
-void Simulation::AddFailedShape(const Resources &r) {
-  auto dominates = [](const Resources &a, const Resources &b) {
+// Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.
+void Simulation::AddFailedShape(const Resources& r) {
+  auto dominates = [](const Resources& a, const Resources& b) {
     for (Dim d : kRequestDims) {
-      if (a[d] < b[d])
-        return false;
+      if (a[d] < b[d]) return false;
     }
     return true;
   };
-  for (const Resources &f : failed_shapes_) {
-    if (dominates(r, f))
-      return;
+  for (const Resources& f : failed_shapes_) {
+    if (dominates(r, f)) return;
   }
-  std::erase_if(failed_shapes_,
-                [&](const Resources &f) { return dominates(f, r); });
+  std::erase_if(failed_shapes_, [&](const Resources& f) { return dominates(f, r); });
   failed_shapes_.push_back(r);
 }
 
 void Simulation::Enqueue(int32_t j) {
   dirty_ = true;
-  if (jobs_[j].queued)
-    return;
+  if (jobs_[j].queued) return;
   jobs_[j].queued = true;
   job_queue_[workload_.jobs[j].priority].push_back(j);
 }
 
-// An upper bound of the room a task could find on node `n` under the policy's
-// batch placement.
+// An upper bound of the room a task could find on node `n` under the policy's batch placement.
 Resources Simulation::TaskRoom(NodeId n) const {
   switch (policy_.batch_placement) {
-  case BatchPlacement::kRequests:
-    return state_.unrequested(n);
-  case BatchPlacement::kReclaimed:
-    return batch_allocatable_[n] - state_.task_requested(n);
-  case BatchPlacement::kPlanned:
-    return state_.node(n).capacity - state_.task_requested(n);
+    case BatchPlacement::kRequests:
+      return state_.unrequested(n);
+    case BatchPlacement::kReclaimed:
+      return batch_allocatable_[n] - state_.task_requested(n);
+    case BatchPlacement::kPlanned:
+      return state_.node(n).capacity - state_.task_requested(n);
   }
   return Resources{};
 }
@@ -514,49 +470,41 @@ Resources Simulation::TaskRoom(NodeId n) const {
 void Simulation::RecomputeEnvelope() {
   envelope_ = Resources{};
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    if (state_.ready(n))
-      envelope_ = Max(envelope_, TaskRoom(n));
+    if (state_.ready(n)) envelope_ = Max(envelope_, TaskRoom(n));
   }
 }
 
-bool Simulation::EnvelopeAdmits(const Resources &r) const {
+bool Simulation::EnvelopeAdmits(const Resources& r) const {
   for (Dim d : kRequestDims) {
-    if (r[d] > envelope_[d])
-      return false;
+    if (r[d] > envelope_[d]) return false;
   }
-  for (const Resources &failed : failed_shapes_) {
+  for (const Resources& failed : failed_shapes_) {
     bool dominates = true;
-    for (Dim d : kRequestDims)
-      dominates = dominates && r[d] >= failed[d];
-    if (dominates)
-      return false;
+    for (Dim d : kRequestDims) dominates = dominates && r[d] >= failed[d];
+    if (dominates) return false;
   }
   return true;
 }
 
 void Simulation::SchedulingCycle() {
-  const bool replan_due =
-      planner_ && (replan_ || PlanBin(now_) != planned_bin_);
-  if (!dirty_ && !replan_due)
-    return;
+  const bool replan_due = planner_ && (replan_ || PlanBin(now_) != planned_bin_);
+  if (!dirty_ && !replan_due) return;
   dirty_ = false;
   PlaceServices();
-  if (planner_)
-    PlanBatch(replan_due);
+  if (planner_) PlanBatch(replan_due);
   PlaceBatch();
 }
 
 void Simulation::PlaceServices() {
   std::vector<int32_t> pending;
   pending.swap(pending_services_);
-  // Higher priority first: after a node failure the most important replicas
-  // find room first.
+  // Higher priority first: after a node failure the most important replicas find room first.
   std::stable_sort(pending.begin(), pending.end(), [&](int32_t a, int32_t b) {
     return workload_.services[a].priority > workload_.services[b].priority;
   });
   constexpr int64_t kInitialBackoff = 1, kMaxBackoff = 10;
   for (int32_t s : pending) {
-    ServiceRun &run = services_[s];
+    ServiceRun& run = services_[s];
     if (now_ < run.next_attempt) {
       pending_services_.push_back(s);
       continue;
@@ -565,27 +513,21 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired) {
       NodeId node = Decide(policy_.services, pod);
-      // A replica's guarantee is its requests: where no node fits its predicted
-      // curve under the buffer, it still goes where its requests fit rather
-      // than stay pending.
-      if (node < 0 && request_fallback_)
-        node = Decide(*request_fallback_, pod);
+      // A replica's guarantee is its requests: where no node fits its predicted curve under the
+      // buffer, it still goes where its requests fit rather than stay pending.
+      if (node < 0 && request_fallback_) node = Decide(*request_fallback_, pod);
       if (!explained_ && options_.explain_out &&
           workload_.services[s].name == options_.explain_service) {
         explained_ = true;
-        options_.explain_out(
-            FormatExplanation(policy_.services, Context(), pod, node));
+        options_.explain_out(FormatExplanation(policy_.services, Context(), pod, node));
       }
       if (node < 0) {
-        if (PreemptFor(s))
-          continue;
+        if (PreemptFor(s)) continue;
         break;
       }
       auto free_slot = std::find(run.slot_used.begin(), run.slot_used.end(), 0);
-      const int32_t slot =
-          static_cast<int32_t>(free_slot - run.slot_used.begin());
-      if (free_slot == run.slot_used.end())
-        run.slot_used.push_back(0);
+      const int32_t slot = static_cast<int32_t>(free_slot - run.slot_used.begin());
+      if (free_slot == run.slot_used.end()) run.slot_used.push_back(0);
       run.slot_used[slot] = 1;
       Container c{.kind = OwnerKind::kService,
                   .owner = s,
@@ -595,12 +537,10 @@ void Simulation::PlaceServices() {
                   .priority = pod.priority,
                   .start_time = now_};
       run.running.push_back(state_.Add(c));
-      if (predicted_)
-        predicted_->AddContainer(c);
+      if (predicted_) predicted_->AddContainer(c);
     }
     if (static_cast<int>(run.running.size()) < run.desired) {
-      run.backoff_s =
-          std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
+      run.backoff_s = std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
       run.next_attempt = now_ + run.backoff_s;
       run.pending_listed = true;
       pending_services_.push_back(s);
@@ -610,69 +550,55 @@ void Simulation::PlaceServices() {
   }
 }
 
-// kube-scheduler's DefaultPreemption, for a service replica that fits nowhere:
-// on the node where evicting lower-priority containers makes room with the
-// least harm (lowest highest victim priority, then fewest victims), evict them,
-// lowest priority and newest first.
+// kube-scheduler's DefaultPreemption, for a service replica that fits nowhere: on the node where
+// evicting lower-priority containers makes room with the least harm (lowest highest victim
+// priority, then fewest victims), evict them, lowest priority and newest first.
 bool Simulation::PreemptFor(int32_t s) {
   const PodRequest pod = ServicePod(s);
   NodeId best = -1;
   std::pair<int, size_t> best_cost{0, 0};
   std::vector<ContainerId> best_victims, victims, candidates;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    if (!state_.ready(n))
-      continue;
+    if (!state_.ready(n)) continue;
     candidates.clear();
     Resources preemptible;
     for (ContainerId id : state_.containers_on(n)) {
-      const Container &c = state_.container(id);
-      // Tasks on reclaimed capacity hold no allocatable: evicting them makes no
-      // room.
-      if (c.kind == OwnerKind::kTask &&
-          state_.accounting() == TaskAccounting::kReclaimed)
-        continue;
+      const Container& c = state_.container(id);
+      // Tasks on reclaimed capacity hold no allocatable: evicting them makes no room.
+      if (c.kind == OwnerKind::kTask && state_.accounting() == TaskAccounting::kReclaimed) continue;
       if (c.priority < pod.priority) {
         candidates.push_back(id);
         preemptible += c.requests;
       }
     }
-    if (candidates.empty())
-      continue;
+    if (candidates.empty()) continue;
     bool could_fit = true;
     for (Dim d : kRequestDims) {
-      could_fit = could_fit &&
-                  (pod.requests[d] == 0 ||
-                   state_.requested(n)[d] - preemptible[d] + pod.requests[d] <=
-                       state_.allocatable(n)[d]);
+      could_fit = could_fit && (pod.requests[d] == 0 ||
+                                state_.requested(n)[d] - preemptible[d] + pod.requests[d] <=
+                                    state_.allocatable(n)[d]);
     }
-    if (!could_fit)
-      continue;
-    std::sort(candidates.begin(), candidates.end(),
-              [&](ContainerId a, ContainerId b) {
-                const Container &ca = state_.container(a);
-                const Container &cb = state_.container(b);
-                return ca.priority != cb.priority
-                           ? ca.priority < cb.priority
-                           : ca.start_time > cb.start_time;
-              });
+    if (!could_fit) continue;
+    std::sort(candidates.begin(), candidates.end(), [&](ContainerId a, ContainerId b) {
+      const Container& ca = state_.container(a);
+      const Container& cb = state_.container(b);
+      return ca.priority != cb.priority ? ca.priority < cb.priority : ca.start_time > cb.start_time;
+    });
     Resources requested = state_.requested(n);
-    const Resources &alloc = state_.allocatable(n);
+    const Resources& alloc = state_.allocatable(n);
     auto fits = [&] {
       for (Dim d : kRequestDims) {
-        if (pod.requests[d] > 0 && requested[d] + pod.requests[d] > alloc[d])
-          return false;
+        if (pod.requests[d] > 0 && requested[d] + pod.requests[d] > alloc[d]) return false;
       }
       return true;
     };
     victims.clear();
     for (ContainerId id : candidates) {
-      if (fits())
-        break;
+      if (fits()) break;
       requested -= state_.container(id).requests;
       victims.push_back(id);
     }
-    if (victims.empty() || !fits())
-      continue;
+    if (victims.empty() || !fits()) continue;
     int top_priority = state_.container(victims.back()).priority;
     for (ContainerId id : victims)
       top_priority = std::max(top_priority, state_.container(id).priority);
@@ -683,8 +609,7 @@ bool Simulation::PreemptFor(int32_t s) {
       best_victims = victims;
     }
   }
-  if (best < 0)
-    return false;
+  if (best < 0) return false;
   for (ContainerId id : best_victims) {
     Kill(id);
     ++evictions_;
@@ -698,33 +623,28 @@ void Simulation::PlaceBatch() {
   Resources freed_envelope;
   for (NodeId n : freed_nodes_) {
     node_freed_[n] = 0;
-    if (state_.ready(n))
-      freed_envelope = Max(freed_envelope, TaskRoom(n));
+    if (state_.ready(n)) freed_envelope = Max(freed_envelope, TaskRoom(n));
   }
   freed_nodes_.clear();
   const bool unpark_all = unpark_all_;
   unpark_all_ = false;
-  for (auto &[priority, queue] : job_queue_) {
+  for (auto& [priority, queue] : job_queue_) {
     size_t keep = 0;
     for (size_t i = 0; i < queue.size(); ++i) {
       const int32_t j = queue[i];
-      JobRun &run = jobs_[j];
+      JobRun& run = jobs_[j];
       ExpireJob(run);
-      // Under the planner, serverless tasks are also placed greedily: they
-      // tolerate seconds, so they cannot wait for the next re-plan. Other tasks
-      // start between re-plans only where capacity has just been freed (outside
-      // the serverless reserve), not to leave it idle.
-      const bool greedy =
-          !planner_ || workload_.jobs[j].type == JobType::kServerless;
-      const Resources &shape = workload_.jobs[j].task_requests;
+      // Under the planner, serverless tasks are also placed greedily: they tolerate seconds, so
+      // they cannot wait for the next re-plan. Other tasks start between re-plans only where
+      // capacity has just been freed (outside the serverless reserve), not to leave it idle.
+      const bool greedy = !planner_ || workload_.jobs[j].type == JobType::kServerless;
+      const Resources& shape = workload_.jobs[j].task_requests;
       bool may_fit = greedy && (!run.parked || unpark_all);
       if (!may_fit) {
         may_fit = true;
-        for (Dim d : kRequestDims)
-          may_fit = may_fit && shape[d] <= freed_envelope[d];
+        for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];
       }
-      if (run.pending > 0 && may_fit)
-        run.parked = !PlaceJob(j) && run.pending > 0;
+      if (run.pending > 0 && may_fit) run.parked = !PlaceJob(j) && run.pending > 0;
       if (run.pending > 0) {
         queue[keep++] = j;
       } else {
@@ -736,10 +656,9 @@ void Simulation::PlaceBatch() {
 }
 
 bool Simulation::PlaceJob(int32_t j) {
-  const BatchJob &job = workload_.jobs[j];
-  JobRun &run = jobs_[j];
-  if (!EnvelopeAdmits(job.task_requests))
-    return false;
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
+  if (!EnvelopeAdmits(job.task_requests)) return false;
   const PodRequest pod{.requests = job.task_requests,
                        .priority = job.priority,
                        .kind = OwnerKind::kTask,
@@ -749,7 +668,7 @@ bool Simulation::PlaceJob(int32_t j) {
   const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
   const int first_started_before = run.first_started;
   started_.clear();
-  memo_.Reset(); // nothing leaves a node while this job's tasks are placed
+  memo_.Reset();  // nothing leaves a node while this job's tasks are placed
   while (run.pending > 0) {
     NodeId node = Decide(policy_.batch, pod, &memo_);
     if (node < 0) {
@@ -768,33 +687,27 @@ bool Simulation::PlaceJob(int32_t j) {
     run.first_started = first_started_before;
     return false;
   }
-  if (planner_ && !started_.empty())
-    plan_stale_ = true;
+  if (planner_ && !started_.empty()) plan_stale_ = true;
   RecordFirstStarts(j, first_started_before);
   return run.pending == 0;
 }
 
-// Waits count once per task, on its first start (a restart after eviction is
-// not a new wait).
+// Waits count once per task, on its first start (a restart after eviction is not a new wait).
 void Simulation::RecordFirstStarts(int32_t j, int first_started_before) {
-  const BatchJob &job = workload_.jobs[j];
-  JobRun &run = jobs_[j];
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
   const int first_starts = run.first_started - first_started_before;
-  if (first_starts <= 0)
-    return;
+  if (first_starts <= 0) return;
   const int64_t wait = now_ - job.submit_time;
-  if (wait > job.delay_tolerance_s)
-    run.started_late = true;
+  if (wait > job.delay_tolerance_s) run.started_late = true;
   run.worst_wait = std::max(run.worst_wait, wait);
   if (job.submit_time >= options_.warmup_s) {
-    waits_.push_back(
-        {static_cast<double>(wait), static_cast<double>(first_starts)});
+    waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
     JudgeStarts(job, first_starts, wait <= job.delay_tolerance_s);
   }
 }
 
-void Simulation::JudgeStarts(const BatchJob &job, int64_t tasks,
-                             bool within_tolerance) {
+void Simulation::JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance) {
   const auto t = static_cast<size_t>(job.type);
   tasks_judged_ += tasks;
   type_judged_[t] += tasks;
@@ -805,26 +718,22 @@ void Simulation::JudgeStarts(const BatchJob &job, int64_t tasks,
 }
 
 // The submitter gives up on the unstarted tasks of a job past its patience.
-void Simulation::ExpireJob(JobRun &run) const {
+void Simulation::ExpireJob(JobRun& run) const {
   if (run.pending > 0 && now_ >= run.expire_at) {
     run.failed += run.pending;
     run.pending = 0;
   }
 }
 
-// Planned batch: a full re-plan at every bin boundary and whenever the fleet
-// changed (planned tasks that have not started move as reality diverges from
-// the prediction); in between, only the tasks the plan does not hold yet are
-// added to it. The tasks planned to start now start now.
+// Planned batch: a full re-plan at every bin boundary and whenever the fleet changed (planned
+// tasks that have not started move as reality diverges from the prediction); in between, only the
+// tasks the plan does not hold yet are added to it. The tasks planned to start now start now.
 void Simulation::PlanBatch(bool full) {
-  // Tasks started greedily are not in the plan, which would let PlanAdditional
-  // hand their room to others; new jobs then wait for the next full re-plan
-  // (serverless ones still start greedily).
-  if (!full && plan_stale_)
-    return;
+  // Tasks started greedily are not in the plan, which would let PlanAdditional hand their room to
+  // others; new jobs then wait for the next full re-plan (serverless ones still start greedily).
+  if (!full && plan_stale_) return;
   CollectPending(full);
-  if (!full && plan_pending_.empty())
-    return;
+  if (!full && plan_pending_.empty()) return;
   const auto start = Clock::now();
   if (full) {
     planner_->Replan(PlannerInputNow());
@@ -834,29 +743,24 @@ void Simulation::PlanBatch(bool full) {
   } else {
     planner_->PlanAdditional(now_, plan_pending_);
   }
-  latency_.Add(
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   StartPlanned();
   ReportLate();
 }
 
-// The jobs to plan: every pending task for a full re-plan, else those the plan
-// does not hold.
+// The jobs to plan: every pending task for a full re-plan, else those the plan does not hold.
 void Simulation::CollectPending(bool full) {
   plan_pending_.clear();
   pending_owner_.clear();
-  for (const auto &[priority, queue] : job_queue_) {
+  for (const auto& [priority, queue] : job_queue_) {
     for (int32_t j : queue) {
-      JobRun &run = jobs_[j];
+      JobRun& run = jobs_[j];
       ExpireJob(run);
-      const int tasks =
-          full ? run.pending : std::min(run.unplanned, run.pending);
+      const int tasks = full ? run.pending : std::min(run.unplanned, run.pending);
       run.unplanned = 0;
-      if (tasks <= 0)
-        continue;
-      const BatchJob &job = workload_.jobs[j];
-      const bool gang = job.gang && run.running == 0 && run.finished == 0 &&
-                        tasks == run.pending;
+      if (tasks <= 0) continue;
+      const BatchJob& job = workload_.jobs[j];
+      const bool gang = job.gang && run.running == 0 && run.finished == 0 && tasks == run.pending;
       plan_pending_.push_back(PendingJob::From(job, tasks, gang));
       pending_owner_.push_back(j);
     }
@@ -873,28 +777,23 @@ PlannerInput Simulation::PlannerInputNow() {
     plan_capacity_[n] = state_.node(n).capacity;
     plan_schedulable_[n] = state_.ready(n);
     for (ContainerId id : state_.containers_on(n)) {
-      const Container &c = state_.container(id);
-      if (c.kind != OwnerKind::kTask)
-        continue;
-      const BatchJob &job = workload_.jobs[c.owner];
-      plan_running_.push_back(
-          RunningTask{.node = n,
-                      .requests = c.requests,
-                      .end_time = c.start_time + job.duration_estimate_s});
+      const Container& c = state_.container(id);
+      if (c.kind != OwnerKind::kTask) continue;
+      const BatchJob& job = workload_.jobs[c.owner];
+      plan_running_.push_back(RunningTask{
+          .node = n, .requests = c.requests, .end_time = c.start_time + job.duration_estimate_s});
     }
   }
   UpdateServerlessReserve();
-  // PredictedLoad keeps one contiguous nodes × kNumDims × bins array,
-  // node-major then dimension: the layout the planner reads.
-  const size_t values =
-      static_cast<size_t>(nodes) * kNumDims * predicted_->bins();
+  // PredictedLoad keeps one contiguous nodes × kNumDims × bins array, node-major then dimension:
+  // the layout the planner reads.
+  const size_t values = static_cast<size_t>(nodes) * kNumDims * predicted_->bins();
   return PlannerInput{
       .now = now_,
       .capacity = plan_capacity_,
       .schedulable = plan_schedulable_,
       .service_usage = nodes > 0
-                           ? std::span<const float>(
-                                 predicted_->usage(0, Dim::kCpu).data(), values)
+                           ? std::span<const float>(predicted_->usage(0, Dim::kCpu).data(), values)
                            : std::span<const float>(),
       .usage_bins = predicted_->bins(),
       .observed_service_usage = observed_service_,
@@ -905,11 +804,10 @@ PlannerInput Simulation::PlannerInputNow() {
 
 void Simulation::SampleServerlessDemand() {
   Resources demand = serverless_running_;
-  for (const auto &[priority, queue] : job_queue_) {
+  for (const auto& [priority, queue] : job_queue_) {
     for (int32_t j : queue) {
-      const BatchJob &job = workload_.jobs[j];
-      if (job.type != JobType::kServerless)
-        continue;
+      const BatchJob& job = workload_.jobs[j];
+      if (job.type != JobType::kServerless) continue;
       for (int d = 0; d < kNumDims; ++d) {
         demand.amount[d] += job.task_requests.amount[d] * jobs_[j].pending;
       }
@@ -925,65 +823,54 @@ void Simulation::SampleServerlessDemand() {
 
 void Simulation::UpdateServerlessReserve() {
   Resources peak;
-  for (const auto &[time, demand] : serverless_demand_)
-    peak = Max(peak, demand);
+  for (const auto& [time, demand] : serverless_demand_) peak = Max(peak, demand);
   Resources ready_capacity;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    if (state_.ready(n))
-      ready_capacity += state_.node(n).capacity;
+    if (state_.ready(n)) ready_capacity += state_.node(n).capacity;
   }
   serverless_reserve_.assign(state_.num_nodes(), Resources{});
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    if (!state_.ready(n))
-      continue;
+    if (!state_.ready(n)) continue;
     for (Dim d : kAllDims) {
-      if (ready_capacity[d] <= 0)
-        continue;
+      if (ready_capacity[d] <= 0) continue;
       serverless_reserve_[n][d] = static_cast<int64_t>(
-          std::ceil(static_cast<double>(peak[d]) *
-                    static_cast<double>(state_.node(n).capacity[d]) /
+          std::ceil(static_cast<double>(peak[d]) * static_cast<double>(state_.node(n).capacity[d]) /
                     static_cast<double>(ready_capacity[d])));
     }
   }
 }
 
-// Gang jobs are planned at one start bin or not at all, so their tasks start
-// here all together.
+// Gang jobs are planned at one start bin or not at all, so their tasks start here all together.
 void Simulation::StartPlanned() {
   const std::span<const TaskPlacement> starts = planner_->start_now();
   for (size_t i = 0; i < starts.size();) {
     const int32_t j = pending_owner_[starts[i].job];
-    JobRun &run = jobs_[j];
+    JobRun& run = jobs_[j];
     const int first_started_before = run.first_started;
     for (; i < starts.size() && pending_owner_[starts[i].job] == j; ++i) {
-      if (run.pending > 0)
-        StartTask(j, starts[i].node);
+      if (run.pending > 0) StartTask(j, starts[i].node);
     }
     RecordFirstStarts(j, first_started_before);
   }
 }
 
-// Late jobs still run, best effort; the report comes once per job, as early as
-// the plan knows.
+// Late jobs still run, best effort; the report comes once per job, as early as the plan knows.
 void Simulation::ReportLate() {
   for (int32_t p : planner_->late_jobs()) {
     const int32_t j = pending_owner_[p];
-    JobRun &run = jobs_[j];
-    if (run.reported_late)
-      continue;
+    JobRun& run = jobs_[j];
+    if (run.reported_late) continue;
     run.reported_late = true;
-    const JobOutcome &outcome = planner_->outcomes()[p];
+    const JobOutcome& outcome = planner_->outcomes()[p];
     const int tasks = outcome.late + outcome.unplaced;
-    if (workload_.jobs[j].submit_time >= options_.warmup_s)
-      tasks_reported_late_ += tasks;
-    if (options_.on_reported_late)
-      options_.on_reported_late(now_, j, tasks);
+    if (workload_.jobs[j].submit_time >= options_.warmup_s) tasks_reported_late_ += tasks;
+    if (options_.on_reported_late) options_.on_reported_late(now_, j, tasks);
   }
 }
 
 ContainerId Simulation::StartTask(int32_t j, NodeId node) {
-  const BatchJob &job = workload_.jobs[j];
-  JobRun &run = jobs_[j];
+  const BatchJob& job = workload_.jobs[j];
+  JobRun& run = jobs_[j];
   Container c{.kind = OwnerKind::kTask,
               .owner = j,
               .index = run.first_started,
@@ -996,9 +883,8 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
     serverless_running_ += job.task_requests;
     serverless_peak_ = Max(serverless_peak_, serverless_running_);
   }
-  if (static_cast<size_t>(id) >= tasks_.size())
-    tasks_.resize(id + 1);
-  TaskRun &task = tasks_[id];
+  if (static_cast<size_t>(id) >= tasks_.size()) tasks_.resize(id + 1);
+  TaskRun& task = tasks_[id];
   task.job = j;
   task.remaining = static_cast<double>(job.duration_s);
   task.rate = 1;
@@ -1007,14 +893,12 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
   finishes_.push({now_ + job.duration_s, id, task.generation});
   --run.pending;
   ++run.running;
-  if (run.first_started < job.tasks)
-    ++run.first_started;
+  if (run.first_started < job.tasks) ++run.first_started;
   return id;
 }
 
-void Simulation::UpdateBatchAllocatable(NodeId n, const Usage &service_usage) {
-  std::array<float, 2> *ring =
-      &service_usage_ring_[static_cast<size_t>(n) * kPeakWindow];
+void Simulation::UpdateBatchAllocatable(NodeId n, const Usage& service_usage) {
+  std::array<float, 2>* ring = &service_usage_ring_[static_cast<size_t>(n) * kPeakWindow];
   ring[ring_pos_] = {service_usage[0], service_usage[1]};
   float cpu_peak = 0, memory_peak = 0;
   for (int i = 0; i < kPeakWindow; ++i) {
@@ -1027,18 +911,15 @@ void Simulation::UpdateBatchAllocatable(NodeId n, const Usage &service_usage) {
   batch_allocatable_[n] = allocatable;
 }
 
-// Brings node `n` back under its thresholds before the kernel or the hardware
-// would. Batch yields the memory it holds above `batch_memory_threshold` of
-// capacity (the burst buffer), as far as its own memory goes. Services are
-// moved (make-before-break) or evicted, SLA-ordered, only by the minimal
-// evictor and only when the services alone exceed the hot thresholds:
-// `cpu_threshold` (batch CPU is throttled instead, never a reason to evict) or
-// all of the memory.
-void Simulation::RelievePressure(NodeId n, double cpu_threshold,
-                                 double batch_memory_threshold) {
-  const Node &node = state_.node(n);
+// Brings node `n` back under its thresholds before the kernel or the hardware would. Batch yields
+// the memory it holds above `batch_memory_threshold` of capacity (the burst buffer), as far as its
+// own memory goes. Services are moved (make-before-break) or evicted, SLA-ordered, only by the
+// minimal evictor and only when the services alone exceed the hot thresholds: `cpu_threshold`
+// (batch CPU is throttled instead, never a reason to evict) or all of the memory.
+void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_memory_threshold) {
+  const Node& node = state_.node(n);
   double service_cpu = 0, service_memory = 0, batch_memory = 0;
-  for (const auto &[id, u] : node_containers_) {
+  for (const auto& [id, u] : node_containers_) {
     if (state_.container(id).kind == OwnerKind::kService) {
       service_cpu += u[0];
       service_memory += u[1];
@@ -1047,49 +928,40 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold,
     }
   }
   const double memory_capacity = static_cast<double>(node.capacity.memory());
-  const double batch_need =
-      std::min(batch_memory,
-               std::max(0.0, service_memory + batch_memory -
-                                 batch_memory_threshold * memory_capacity));
+  const double batch_need = std::min(
+      batch_memory,
+      std::max(0.0, service_memory + batch_memory - batch_memory_threshold * memory_capacity));
   Resources service_need;
   if (policy_.eviction == EvictionMode::kMinimal) {
-    service_need[Dim::kMemory] = static_cast<int64_t>(std::max(
-        0.0, service_memory - options_.memory_hot_threshold * memory_capacity));
-    service_need[Dim::kCpu] = static_cast<int64_t>(std::max(
-        0.0, service_cpu -
-                 cpu_threshold * static_cast<double>(node.capacity.cpu())));
+    service_need[Dim::kMemory] = static_cast<int64_t>(
+        std::max(0.0, service_memory - options_.memory_hot_threshold * memory_capacity));
+    service_need[Dim::kCpu] = static_cast<int64_t>(
+        std::max(0.0, service_cpu - cpu_threshold * static_cast<double>(node.capacity.cpu())));
   }
-  if (batch_need < 1 && service_need.IsZero())
-    return;
+  if (batch_need < 1 && service_need.IsZero()) return;
   const bool services = !service_need.IsZero();
   candidates_.clear();
-  for (const auto &[id, u] : node_containers_) {
-    const Container &c = state_.container(id);
-    if ((c.kind == OwnerKind::kService) != services)
-      continue;
+  for (const auto& [id, u] : node_containers_) {
+    const Container& c = state_.container(id);
+    if ((c.kind == OwnerKind::kService) != services) continue;
     EvictionCandidate e{.id = id,
-                        .sla = {.kind = c.kind,
-                                .priority = c.priority,
-                                .start_time = c.start_time},
+                        .sla = {.kind = c.kind, .priority = c.priority, .start_time = c.start_time},
                         .usage = RoundUsage(u)};
     if (c.kind == OwnerKind::kService) {
       e.sla.loss = ReplicaLoss(services_[c.owner].desired);
       e.disruption_group = c.owner;
     } else {
-      const BatchJob &job = workload_.jobs[c.owner];
-      const TaskRun &t = tasks_[id];
-      const double left =
-          t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
+      const BatchJob& job = workload_.jobs[c.owner];
+      const TaskRun& t = tasks_[id];
+      const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
       e.sla.loss =
-          TaskLoss(std::llround(static_cast<double>(job.duration_s) - left),
-                   job.duration_s);
+          TaskLoss(std::llround(static_cast<double>(job.duration_s) - left), job.duration_s);
       e.usage[Dim::kCpu] = 0;
     }
     candidates_.push_back(e);
   }
   Resources need = service_need;
-  if (!services)
-    need[Dim::kMemory] = static_cast<int64_t>(batch_need);
+  if (!services) need[Dim::kMemory] = static_cast<int64_t>(batch_need);
   EvictionRequest request{.need = need,
                           .candidates = candidates_,
                           .disruption_budget = budget_,
@@ -1101,73 +973,62 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold,
   for (ContainerId id : victims_) {
     const Container c = state_.container(id);
     if (c.kind == OwnerKind::kService &&
-        ShouldMigrate(c.kind, {.overload_beyond_batch = true}) !=
-            MigrationTrigger::kNone &&
+        ShouldMigrate(c.kind, {.overload_beyond_batch = true}) != MigrationTrigger::kNone &&
         Migrate(id)) {
       continue;
     }
     Kill(id);
     ++evictions_;
-    if (c.kind == OwnerKind::kService)
-      --budget_[c.owner];
+    if (c.kind == OwnerKind::kService) --budget_[c.owner];
   }
 }
 
-// Batch on node `n` yields to bursting services (reclaimable.h): the fewest
-// tasks, least progress first, are evicted where memory or gpu cannot be
-// throttled; returns the throttle the survivors keep. Evicted tasks leave
-// node_containers_, so RelievePressure does not count them again.
+// Batch on node `n` yields to bursting services (reclaimable.h): the fewest tasks, least progress
+// first, are evicted where memory or gpu cannot be throttled; returns the throttle the survivors
+// keep. Evicted tasks leave node_containers_, so RelievePressure does not count them again.
 double Simulation::YieldBatch(NodeId n) {
   std::array<double, kNumDims> service{};
   yielding_.clear();
   yielding_ids_.clear();
-  for (const auto &[id, u] : node_containers_) {
-    const Container &c = state_.container(id);
+  for (const auto& [id, u] : node_containers_) {
+    const Container& c = state_.container(id);
     if (c.kind == OwnerKind::kService) {
-      for (int d = 0; d < kNumDims; ++d)
-        service[d] += u[d];
+      for (int d = 0; d < kNumDims; ++d) service[d] += u[d];
       continue;
     }
-    const TaskRun &t = tasks_[id];
-    const double left =
-        t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
-    YieldingTask &y = yielding_.emplace_back();
-    for (int d = 0; d < kNumDims; ++d)
-      y.usage[d] = u[d];
+    const TaskRun& t = tasks_[id];
+    const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
+    YieldingTask& y = yielding_.emplace_back();
+    for (int d = 0; d < kNumDims; ++d) y.usage[d] = u[d];
     y.progress = static_cast<double>(workload_.jobs[c.owner].duration_s) - left;
     yielding_ids_.push_back(id);
   }
-  const YieldDecision decision = YieldToServices(
-      service, yielding_, state_.node(n).capacity, policy_.buffer);
-  if (decision.evict.empty())
-    return decision.throttle;
+  const YieldDecision decision =
+      YieldToServices(service, yielding_, state_.node(n).capacity, policy_.buffer);
+  if (decision.evict.empty()) return decision.throttle;
   for (int32_t t : decision.evict) {
     Kill(yielding_ids_[t]);
     ++evictions_;
   }
-  std::erase_if(node_containers_,
-                [&](const auto &entry) { return !state_.alive(entry.first); });
+  std::erase_if(node_containers_, [&](const auto& entry) { return !state_.alive(entry.first); });
   return decision.throttle;
 }
 
-// Make-before-break: the replacement is placed and started elsewhere before the
-// old replica stops.
+// Make-before-break: the replacement is placed and started elsewhere before the old replica stops.
 bool Simulation::Migrate(ContainerId id) {
   const Container old = state_.container(id);
-  std::optional<Migration> m = StartMigration(
-      state_, policy_.services, Context(), id, ServicePod(old.owner), now_);
-  if (!m)
-    return false;
-  if (predicted_)
-    predicted_->AddContainer(state_.container(m->replacement));
-  ServiceRun &run = services_[old.owner];
+  std::optional<Migration> m =
+      StartMigration(state_, policy_.services, Context(), id, ServicePod(old.owner), now_);
+  if (!m) return false;
+  if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
+  ServiceRun& run = services_[old.owner];
   *std::find(run.running.begin(), run.running.end(), id) = m->replacement;
   RemoveContainer(id);
   ++migrations_;
   return true;
 }
 
-void Simulation::ObserveServices(NodeId n, const Usage &service_usage) {
+void Simulation::ObserveServices(NodeId n, const Usage& service_usage) {
   observed_service_.resize(static_cast<size_t>(state_.num_nodes()) * kNumDims);
   std::copy(service_usage.begin(), service_usage.end(),
             &observed_service_[static_cast<size_t>(n) * kNumDims]);
@@ -1177,43 +1038,39 @@ void Simulation::UsageTick() {
   unpark_all_ = true;
   dirty_ = true;
   const bool measuring = now_ >= options_.warmup_s;
-  const bool recording = options_.usage_recorder != nullptr &&
-                         now_ % options_.record_interval_s == 0;
+  const bool recording =
+      options_.usage_recorder != nullptr && now_ % options_.record_interval_s == 0;
   const bool reclaiming = policy_.batch_placement != BatchPlacement::kRequests;
   if (policy_.eviction != EvictionMode::kNone) {
     budget_.resize(services_.size());
     for (size_t s = 0; s < services_.size(); ++s) {
-      budget_[s] =
-          DisruptionBudget(workload_.services[s].sla,
-                           static_cast<int>(services_[s].running.size()));
+      budget_[s] = DisruptionBudget(workload_.services[s].sla,
+                                    static_cast<int>(services_[s].running.size()));
     }
   }
-  if (planner_)
-    SampleServerlessDemand();
+  if (planner_) SampleServerlessDemand();
   std::array<double, kNumDims> usage_total{}, capacity_total{};
   std::vector<ContainerId> oom_order;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
-    const Node &node = state_.node(n);
+    const Node& node = state_.node(n);
     for (int d = 0; d < kNumDims; ++d)
       capacity_total[d] += static_cast<double>(node.capacity.amount[d]);
     if (!state_.ready(n)) {
       node_hot_[n] = 0;
-      if (planner_)
-        ObserveServices(n, Usage{});
+      if (planner_) ObserveServices(n, Usage{});
       continue;
     }
     node_containers_.clear();
     for (ContainerId id : state_.containers_on(n)) {
-      const Container &c = state_.container(id);
+      const Container& c = state_.container(id);
       Usage u = c.kind == OwnerKind::kService
-                    ? ServiceReplicaUsage(workload_.services[c.owner], c.owner,
-                                          c.index, now_, options_.seed)
+                    ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
+                                          options_.seed)
                     : TaskUsage(workload_.jobs[c.owner]);
       node_containers_.push_back({id, u});
       if (recording && c.kind == OwnerKind::kService) {
-        const Service &svc = workload_.services[c.owner];
-        options_.usage_recorder->Write(
-            now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
+        const Service& svc = workload_.services[c.owner];
+        options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
       }
     }
     const double yield_throttle = planner_ ? YieldBatch(n) : 1.0;
@@ -1221,128 +1078,96 @@ void Simulation::UsageTick() {
       RelievePressure(n, options_.cpu_hot_threshold, 1.0 - policy_.buffer);
     }
     Usage service_usage{}, batch_usage{};
-    for (const auto &[id, u] : node_containers_) {
-      if (!state_.alive(id) || state_.container(id).node != n)
-        continue; // evicted or moved
-      Usage &sum = state_.container(id).kind == OwnerKind::kService
-                       ? service_usage
-                       : batch_usage;
-      for (int d = 0; d < kNumDims; ++d)
-        sum[d] += u[d];
+    for (const auto& [id, u] : node_containers_) {
+      if (!state_.alive(id) || state_.container(id).node != n) continue;  // evicted or moved
+      Usage& sum = state_.container(id).kind == OwnerKind::kService ? service_usage : batch_usage;
+      for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
     }
-    if (reclaiming)
-      UpdateBatchAllocatable(n, service_usage);
-    if (planner_)
-      ObserveServices(n, service_usage);
+    if (reclaiming) UpdateBatchAllocatable(n, service_usage);
+    if (planner_) ObserveServices(n, service_usage);
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());
-    // Services keep their CPU share; batch gets what is left of the capacity,
-    // or, under a reclaiming policy, of the capacity outside the burst buffer
-    // (its tasks slow down).
+    // Services keep their CPU share; batch gets what is left of the capacity, or, under a
+    // reclaiming policy, of the capacity outside the burst buffer (its tasks slow down).
     const double batch_cpu_limit =
         reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
     double batch_rate = 1;
-    if (service_usage[0] + batch_usage[0] > batch_cpu_limit &&
-        batch_usage[0] > 0) {
-      batch_rate =
-          std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
+    if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
+      batch_rate = std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
     }
-    // The yield throttle also covers disk and network; the cpu share above
-    // comes from the very sums `actual` is built from, so float rounding never
-    // lifts a node over its threshold.
+    // The yield throttle also covers disk and network; the cpu share above comes from the very
+    // sums `actual` is built from, so float rounding never lifts a node over its threshold.
     batch_rate = std::min(batch_rate, yield_throttle);
     Usage actual{};
-    for (int d = 0; d < kNumDims; ++d)
-      actual[d] = service_usage[d] + batch_usage[d];
-    actual[0] = static_cast<float>(
-        std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
+    for (int d = 0; d < kNumDims; ++d) actual[d] = service_usage[d] + batch_usage[d];
+    actual[0] =
+        static_cast<float>(std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
     const double memory_capacity = static_cast<double>(node.capacity.memory());
-    const bool memory_over =
-        actual[1] > memory_capacity * options_.memory_hot_threshold;
-    const bool hot =
-        actual[0] > cpu_capacity * options_.cpu_hot_threshold || memory_over;
+    const bool memory_over = actual[1] > memory_capacity * options_.memory_hot_threshold;
+    const bool hot = actual[0] > cpu_capacity * options_.cpu_hot_threshold || memory_over;
     node_hot_[n] = hot;
     for (ContainerId id : state_.containers_on(n)) {
-      const Container &c = state_.container(id);
-      if (c.kind != OwnerKind::kTask)
-        continue;
-      TaskRun &task = tasks_[id];
-      if (task.rate == batch_rate)
-        continue;
-      task.remaining -=
-          static_cast<double>(now_ - task.last_update) * task.rate;
+      const Container& c = state_.container(id);
+      if (c.kind != OwnerKind::kTask) continue;
+      TaskRun& task = tasks_[id];
+      if (task.rate == batch_rate) continue;
+      task.remaining -= static_cast<double>(now_ - task.last_update) * task.rate;
       task.last_update = now_;
       task.rate = batch_rate;
       ++task.generation;
       if (batch_rate > 0) {
-        int64_t left = static_cast<int64_t>(
-            std::ceil(std::max(0.0, task.remaining) / batch_rate));
-        finishes_.push(
-            {now_ + std::max<int64_t>(left, 1), id, task.generation});
+        int64_t left = static_cast<int64_t>(std::ceil(std::max(0.0, task.remaining) / batch_rate));
+        finishes_.push({now_ + std::max<int64_t>(left, 1), id, task.generation});
       }
     }
     if (actual[1] > memory_capacity) {
-      // The kernel's OOM killer, as the kubelet arranges it: lowest priority
-      // first, then the container that started last.
-      oom_order.assign(state_.containers_on(n).begin(),
-                       state_.containers_on(n).end());
-      std::sort(oom_order.begin(), oom_order.end(),
-                [&](ContainerId a, ContainerId b) {
-                  const Container &ca = state_.container(a);
-                  const Container &cb = state_.container(b);
-                  return ca.priority != cb.priority
-                             ? ca.priority < cb.priority
-                             : ca.start_time > cb.start_time;
-                });
+      // The kernel's OOM killer, as the kubelet arranges it: lowest priority first, then the
+      // container that started last.
+      oom_order.assign(state_.containers_on(n).begin(), state_.containers_on(n).end());
+      std::sort(oom_order.begin(), oom_order.end(), [&](ContainerId a, ContainerId b) {
+        const Container& ca = state_.container(a);
+        const Container& cb = state_.container(b);
+        return ca.priority != cb.priority ? ca.priority < cb.priority
+                                          : ca.start_time > cb.start_time;
+      });
       double memory = actual[1];
       for (ContainerId id : oom_order) {
-        if (memory <= memory_capacity)
-          break;
-        const Container &c = state_.container(id);
-        memory -=
-            c.kind == OwnerKind::kService
-                ? ServiceReplicaUsage(workload_.services[c.owner], c.owner,
-                                      c.index, now_, options_.seed)[1]
-                : TaskUsage(workload_.jobs[c.owner])[1];
+        if (memory <= memory_capacity) break;
+        const Container& c = state_.container(id);
+        memory -= c.kind == OwnerKind::kService
+                      ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
+                                            options_.seed)[1]
+                      : TaskUsage(workload_.jobs[c.owner])[1];
         Kill(id);
         ++oom_kills_;
       }
       actual[1] = static_cast<float>(std::min(memory, memory_capacity));
     }
     node_usage_[n] = actual;
-    for (int d = 0; d < kNumDims; ++d)
-      usage_total[d] += actual[d];
+    for (int d = 0; d < kNumDims; ++d) usage_total[d] += actual[d];
     if (measuring) {
       ++node_ticks_;
       hot_node_ticks_ += hot;
-      container_seconds_ +=
-          static_cast<double>(state_.containers_on(n).size()) *
-          static_cast<double>(options_.tick_s);
+      container_seconds_ += static_cast<double>(state_.containers_on(n).size()) *
+                            static_cast<double>(options_.tick_s);
     }
   }
   ring_pos_ = (ring_pos_ + 1) % kPeakWindow;
-  if (options_.on_tick)
-    options_.on_tick(now_, state_);
-  if (!measuring)
-    return;
+  if (options_.on_tick) options_.on_tick(now_, state_);
+  if (!measuring) return;
   for (int d = 0; d < kNumDims; ++d) {
-    if (capacity_total[d] > 0)
-      utilization_sum_[d] += usage_total[d] / capacity_total[d];
+    if (capacity_total[d] > 0) utilization_sum_[d] += usage_total[d] / capacity_total[d];
   }
   ++utilization_samples_;
   const double tick = static_cast<double>(options_.tick_s);
   for (size_t s = 0; s < services_.size(); ++s) {
-    ServiceRun &run = services_[s];
-    if (run.desired == 0)
-      continue;
+    ServiceRun& run = services_[s];
+    if (run.desired == 0) continue;
     int hot_running = 0;
-    for (ContainerId id : run.running)
-      hot_running += node_hot_[state_.container(id).node];
+    for (ContainerId id : run.running) hot_running += node_hot_[state_.container(id).node];
     const int running = static_cast<int>(run.running.size());
     int harmed = (run.desired - running) + hot_running;
-    const bool below_minimum =
-        running < workload_.services[s].sla.min_available;
-    if (below_minimum)
-      harmed = run.desired;
+    const bool below_minimum = running < workload_.services[s].sla.min_available;
+    if (below_minimum) harmed = run.desired;
     run.desired_time += run.desired * tick;
     run.harmed_time += std::min(harmed, run.desired) * tick;
     if (options_.sla_records != nullptr && harmed > 0) {
@@ -1361,13 +1186,11 @@ void Simulation::SampleMetrics() {
     for (int d = 0; d < kNumDims; ++d) {
       capacity[d] += static_cast<double>(state_.node(n).capacity.amount[d]);
       requested[d] += static_cast<double>(state_.requested(n).amount[d]);
-      if (tasks_outside)
-        requested[d] += static_cast<double>(state_.task_requested(n).amount[d]);
+      if (tasks_outside) requested[d] += static_cast<double>(state_.task_requested(n).amount[d]);
     }
   }
   for (int d = 0; d < kNumDims; ++d) {
-    if (capacity[d] > 0)
-      allocation_sum_[d] += requested[d] / capacity[d];
+    if (capacity[d] > 0) allocation_sum_[d] += requested[d] / capacity[d];
   }
   fragmentation_sum_ += FragmentationRate(state_, mix_);
   ++allocation_samples_;
@@ -1377,16 +1200,14 @@ ProfileSet Simulation::LearnWarmupProfiles() const {
   Profiler profiler;
   constexpr int64_t kSampleStep = 300;
   for (size_t s = 0; s < workload_.services.size(); ++s) {
-    const Service &svc = workload_.services[s];
+    const Service& svc = workload_.services[s];
     const int64_t from = std::max<int64_t>(svc.start_time, 0);
     const int64_t to = std::min(svc.end_time, options_.warmup_s);
     for (int r = 0; r < svc.replicas && from < to; ++r) {
-      const int container =
-          profiler.ContainerIndex(svc.app, svc.name + "-" + std::to_string(r));
+      const int container = profiler.ContainerIndex(svc.app, svc.name + "-" + std::to_string(r));
       for (int64_t t = from - from % kSampleStep; t < to; t += kSampleStep) {
         profiler.Add(container, t,
-                     ServiceReplicaUsage(svc, static_cast<int32_t>(s), r, t,
-                                         options_.seed));
+                     ServiceReplicaUsage(svc, static_cast<int32_t>(s), r, t, options_.seed));
       }
     }
   }
@@ -1398,29 +1219,23 @@ void Simulation::SetUpProfiles() {
       policy_.batch_placement != BatchPlacement::kPlanned) {
     return;
   }
-  const ProfileSet learned =
-      options_.profiles != nullptr ? ProfileSet{} : LearnWarmupProfiles();
-  const ProfileSet &profiles =
-      options_.profiles != nullptr ? *options_.profiles : learned;
+  const ProfileSet learned = options_.profiles != nullptr ? ProfileSet{} : LearnWarmupProfiles();
+  const ProfileSet& profiles = options_.profiles != nullptr ? *options_.profiles : learned;
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
-  predicted_.emplace(
-      BuildPredictedLoad(state_, workload_.services, profiles, placement_));
+  predicted_.emplace(BuildPredictedLoad(state_, workload_.services, profiles, placement_));
   if (policy_.batch_placement == BatchPlacement::kPlanned) {
-    // One planner bin per profile bin, so the predicted curve is read bin for
-    // bin over a day.
+    // One planner bin per profile bin, so the predicted curve is read bin for bin over a day.
     const int64_t bin_seconds = kSecondsPerDay / predicted_->bins();
-    planner_.emplace(PlannerOptions{
-        .bin_seconds = bin_seconds,
-        .horizon_bins = static_cast<int>(kSecondsPerDay / bin_seconds),
-        .buffer = policy_.buffer});
+    planner_.emplace(PlannerOptions{.bin_seconds = bin_seconds,
+                                    .horizon_bins = static_cast<int>(kSecondsPerDay / bin_seconds),
+                                    .buffer = policy_.buffer});
   }
   if (policy_.service_placement == ServicePlacement::kProfiles) {
     request_fallback_.emplace(std::move(policy_.services));
     policy_.services = MakeArchimedesServiceScheduler(
-        placement_,
-        PlacementInputs::From(workload_.services, profiles, *predicted_,
-                              placement_, mix_.shapes()));
+        placement_, PlacementInputs::From(workload_.services, profiles, *predicted_, placement_,
+                                          mix_.shapes()));
   }
 }
 
@@ -1428,71 +1243,57 @@ Metrics Simulation::Run() {
   auto wall_start = Clock::now();
   SetUpProfiles();
   for (now_ = 0; now_ < end_; ++now_) {
-    while (next_node_event_ < node_events_.size() &&
-           node_events_[next_node_event_].time <= now_) {
+    while (next_node_event_ < node_events_.size() && node_events_[next_node_event_].time <= now_) {
       ApplyNodeEvent(node_events_[next_node_event_++]);
     }
     while (next_service_event_ < service_events_.size() &&
            service_events_[next_service_event_].time <= now_) {
-      const ServiceEvent &e = service_events_[next_service_event_++];
+      const ServiceEvent& e = service_events_[next_service_event_++];
       SetDesired(e.service, e.replicas);
     }
     CompleteTasks();
     SubmitJobs();
-    if (now_ % options_.cycle_s == 0)
-      SchedulingCycle();
-    if (now_ % options_.tick_s == 0)
-      UsageTick();
-    if (now_ >= options_.warmup_s && now_ % options_.metrics_interval_s == 0)
-      SampleMetrics();
-    if (options_.progress && now_ % 3600 == 0)
-      options_.progress(now_, end_);
+    if (now_ % options_.cycle_s == 0) SchedulingCycle();
+    if (now_ % options_.tick_s == 0) UsageTick();
+    if (now_ >= options_.warmup_s && now_ % options_.metrics_interval_s == 0) SampleMetrics();
+    if (options_.progress && now_ % 3600 == 0) options_.progress(now_, end_);
   }
   Metrics m = Summarize();
-  m.wall_seconds =
-      std::chrono::duration<double>(Clock::now() - wall_start).count();
+  m.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   return m;
 }
 
 Metrics Simulation::Summarize() {
   Metrics m;
   for (int d = 0; d < kNumDims; ++d) {
-    if (allocation_samples_ > 0)
-      m.allocation_rate[d] = allocation_sum_[d] / allocation_samples_;
-    if (utilization_samples_ > 0)
-      m.utilization[d] = utilization_sum_[d] / utilization_samples_;
+    if (allocation_samples_ > 0) m.allocation_rate[d] = allocation_sum_[d] / allocation_samples_;
+    if (utilization_samples_ > 0) m.utilization[d] = utilization_sum_[d] / utilization_samples_;
   }
-  if (allocation_samples_ > 0)
-    m.fragmentation_rate = fragmentation_sum_ / allocation_samples_;
-  if (node_ticks_ > 0)
-    m.hot_node_time = static_cast<double>(hot_node_ticks_) / node_ticks_;
+  if (allocation_samples_ > 0) m.fragmentation_rate = fragmentation_sum_ / allocation_samples_;
+  if (node_ticks_ > 0) m.hot_node_time = static_cast<double>(hot_node_ticks_) / node_ticks_;
   m.measured_days =
-      static_cast<double>(std::max<int64_t>(end_ - options_.warmup_s, 0)) /
-      kSecondsPerDay;
+      static_cast<double>(std::max<int64_t>(end_ - options_.warmup_s, 0)) / kSecondsPerDay;
 
   int services_honoured = 0, jobs_honoured = 0;
   for (size_t s = 0; s < services_.size(); ++s) {
-    const ServiceRun &run = services_[s];
-    if (run.desired_time == 0)
-      continue;
+    const ServiceRun& run = services_[s];
+    if (run.desired_time == 0) continue;
     ++m.services_counted;
     double availability = 1.0 - run.harmed_time / run.desired_time;
-    const bool honoured =
-        availability + 1e-12 >= workload_.services[s].sla.availability;
+    const bool honoured = availability + 1e-12 >= workload_.services[s].sla.availability;
     services_honoured += honoured;
     if (options_.sla_records != nullptr) {
-      options_.sla_records->push_back(
-          {.kind = "service",
-           .name = workload_.services[s].name,
-           .honoured = honoured,
-           .target = workload_.services[s].sla.availability,
-           .achieved = availability,
-           .breaches = run.breaches});
+      options_.sla_records->push_back({.kind = "service",
+                                       .name = workload_.services[s].name,
+                                       .honoured = honoured,
+                                       .target = workload_.services[s].sla.availability,
+                                       .achieved = availability,
+                                       .breaches = run.breaches});
     }
   }
   for (size_t j = 0; j < jobs_.size(); ++j) {
-    const BatchJob &job = workload_.jobs[j];
-    JobRun &run = jobs_[j];
+    const BatchJob& job = workload_.jobs[j];
+    JobRun& run = jobs_[j];
     if (run.pending > 0 && end_ >= run.expire_at) {
       run.failed += run.pending;
       run.pending = 0;
@@ -1503,54 +1304,44 @@ Metrics Simulation::Summarize() {
     m.tasks_queued += run.pending;
     m.tasks_failed += run.failed;
     if (run.pending == 0 && job.submit_time >= options_.warmup_s) {
-      JudgeStarts(job, job.tasks - run.first_started, false); // never started
+      JudgeStarts(job, job.tasks - run.first_started, false);  // never started
     }
-    const bool due =
-        job.submit_time >= options_.warmup_s &&
-        job.submit_time + job.delay_tolerance_s + job.duration_s <= end_;
-    if (!due)
-      continue;
+    const bool due = job.submit_time >= options_.warmup_s &&
+                     job.submit_time + job.delay_tolerance_s + job.duration_s <= end_;
+    if (!due) continue;
     ++m.jobs_counted;
-    const bool honoured =
-        !run.started_late && run.failed == 0 && run.completed_at >= 0;
+    const bool honoured = !run.started_late && run.failed == 0 && run.completed_at >= 0;
     jobs_honoured += honoured;
     if (options_.sla_records != nullptr) {
       ContractRecord record{.kind = "job",
                             .name = job.name,
                             .honoured = honoured,
-                            .target =
-                                static_cast<double>(job.delay_tolerance_s),
+                            .target = static_cast<double>(job.delay_tolerance_s),
                             .achieved = static_cast<double>(run.worst_wait)};
       if (run.started_late) {
         AddBreach(record.breaches, job.submit_time + job.delay_tolerance_s,
                   job.submit_time + job.delay_tolerance_s, "started late");
       }
-      if (run.failed > 0)
-        AddBreach(record.breaches, run.expire_at, run.expire_at, "expired");
+      if (run.failed > 0) AddBreach(record.breaches, run.expire_at, run.expire_at, "expired");
       if (run.completed_at < 0 && run.failed == 0)
         AddBreach(record.breaches, end_, end_, "not completed");
       options_.sla_records->push_back(std::move(record));
     }
   }
   if (m.services_counted > 0)
-    m.sla_services =
-        static_cast<double>(services_honoured) / m.services_counted;
-  if (m.jobs_counted > 0)
-    m.sla_jobs = static_cast<double>(jobs_honoured) / m.jobs_counted;
+    m.sla_services = static_cast<double>(services_honoured) / m.services_counted;
+  if (m.jobs_counted > 0) m.sla_jobs = static_cast<double>(jobs_honoured) / m.jobs_counted;
   const int all = m.services_counted + m.jobs_counted;
-  if (all > 0)
-    m.sla_all = static_cast<double>(services_honoured + jobs_honoured) / all;
+  if (all > 0) m.sla_all = static_cast<double>(services_honoured + jobs_honoured) / all;
 
   if (m.measured_days > 0) {
     m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
-    m.offered_core_hours_per_day =
-        offered_core_seconds_ / 3600.0 / m.measured_days;
+    m.offered_core_hours_per_day = offered_core_seconds_ / 3600.0 / m.measured_days;
   }
   m.wait_p50_s = Percentile(waits_, 0.5);
   m.wait_p99_s = Percentile(waits_, 0.99);
   if (tasks_judged_ > 0) {
-    m.started_within_tolerance =
-        static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
+    m.started_within_tolerance = static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
   }
   for (JobType type : {JobType::kServerless, JobType::kOffline}) {
     const auto t = static_cast<size_t>(type);
@@ -1567,8 +1358,7 @@ Metrics Simulation::Summarize() {
   const double container_days = container_seconds_ / kSecondsPerDay;
   if (container_days > 0) {
     m.evictions_per_1000_container_days = evictions_ * 1000.0 / container_days;
-    m.migrations_per_1000_container_days =
-        migrations_ * 1000.0 / container_days;
+    m.migrations_per_1000_container_days = migrations_ * 1000.0 / container_days;
   }
   m.latency_p50_us = latency_.Percentile(0.5);
   m.latency_p99_us = latency_.Percentile(0.99);
@@ -1576,12 +1366,10 @@ Metrics Simulation::Summarize() {
   return m;
 }
 
-} // namespace
+}  // namespace
 
-Metrics Simulate(const Scenario &scenario, Policy &policy,
-                 const SimOptions &options) {
-  if (options.tick_s <= 0 || options.cycle_s <= 0 ||
-      options.metrics_interval_s <= 0) {
+Metrics Simulate(const Scenario& scenario, Policy& policy, const SimOptions& options) {
+  if (options.tick_s <= 0 || options.cycle_s <= 0 || options.metrics_interval_s <= 0) {
     throw std::invalid_argument(
         "simulation periods (tick, cycle, metrics interval) must be positive");
   }
@@ -1589,4 +1377,4 @@ Metrics Simulate(const Scenario &scenario, Policy &policy,
   return sim.Run();
 }
 
-} // namespace archimedes
+}  // namespace archimedes
