@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "sched/policy.h"
 #include "sim/generator.h"
@@ -233,10 +234,13 @@ TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
   SimOptions options = QuickOptions();
   Policy k8s = MakePolicy("k8s-default", 1);
   const Metrics base = Simulate(scenario, k8s, options);
+  std::map<std::string, Metrics> results;
   for (const std::string& name : {"reclaim", "archimedes"}) {
     Policy policy = MakePolicy(name, 1);
-    const Metrics m = Simulate(scenario, policy, options);
-    EXPECT_GT(m.utilization[0], 1.5 * base.utilization[0]) << name;
+    const Metrics m = results[name] = Simulate(scenario, policy, options);
+    // archimedes holds a serverless reserve back from offline tasks (docs/batch.md), so it
+    // reclaims a little less than reclaim does.
+    EXPECT_GT(m.utilization[0], 1.4 * base.utilization[0]) << name;
     EXPECT_GT(m.batch_core_hours_per_day, base.batch_core_hours_per_day) << name;
     EXPECT_EQ(m.hot_node_time, 0.0) << name;
     EXPECT_GE(m.sla_services, 0.99) << name;
@@ -244,6 +248,9 @@ TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
               m.tasks_submitted)
         << name;
   }
+  // ... and in exchange starts its serverless tasks within their tolerance more often.
+  EXPECT_GT(results["archimedes"].started_within_tolerance_by_type[0],
+            results["reclaim"].started_within_tolerance_by_type[0]);
 }
 
 TEST(SimulatorTest, ArchimedesKeepsBatchOutOfTheBurstBuffer) {
