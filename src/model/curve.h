@@ -51,6 +51,12 @@ struct UsagePattern {
   // Probability per sample that a replica bursts, and the factor its CPU is multiplied by then.
   float burst_probability = 0.0f;
   float burst_factor = 1.0f;
+  // Memory leaks, per container incarnation (a restarted or replacement container starts clean):
+  // a leak begins after an exponentially distributed age with `leak_per_day` leaks per day of
+  // container age, and from then on adds `leak_rate` (canonical memory units per second) to the
+  // replica's memory until the container ends.
+  float leak_per_day = 0.0f;
+  float leak_rate = 0.0f;
 
   int64_t period_seconds() const;
   int samples() const { return static_cast<int>(values[0].size()); }

@@ -46,6 +46,8 @@ struct Service {
   int64_t end_time = kForever;
   int max_per_node = 0;  // 0 = no limit on replicas of this service per node
   std::map<std::string, std::string> node_selector;
+  // Readiness delay: a replica serves, and counts as available, this long after it starts.
+  int64_t startup_s = 90;
 };
 
 enum class JobType : uint8_t { kServerless, kOffline };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace archimedes {
 
@@ -168,6 +169,88 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     }
   }
   return std::nullopt;
+}
+
+MemoryTrend::MemoryTrend(const TrendOptions& options) {
+  if (options.windows < 2 || options.windows > kMaxWindows || options.window_s <= 0) {
+    throw std::invalid_argument("TrendOptions: windows must be in [2, 16], window_s positive");
+  }
+}
+
+std::optional<HealthFinding> MemoryTrend::Add(int64_t time, float memory, float sibling_median,
+                                              double limit, const TrendOptions& options) {
+  const int64_t window = time / options.window_s;
+  std::optional<HealthFinding> finding;
+  if (window != open_window_ && open_count_ > 0) {
+    const int slot = static_cast<int>(closed_ % kMaxWindows);
+    memory_[slot] = static_cast<float>(open_memory_ / open_count_);
+    siblings_[slot] = open_has_siblings_ ? static_cast<float>(open_siblings_ / open_count_)
+                                         : std::numeric_limits<float>::quiet_NaN();
+    window_[slot] = open_window_;
+    ++closed_;
+    finding = Judge(limit, options);
+  }
+  if (window != open_window_) {
+    open_window_ = window;
+    open_memory_ = open_siblings_ = 0;
+    open_count_ = 0;
+    open_has_siblings_ = true;
+  }
+  open_memory_ += memory;
+  open_siblings_ += sibling_median;
+  open_has_siblings_ = open_has_siblings_ && sibling_median > 0.0f;
+  ++open_count_;
+  return finding;
+}
+
+std::optional<HealthFinding> MemoryTrend::Judge(double limit, const TrendOptions& options) const {
+  const int n = options.windows;
+  if (closed_ < n) return std::nullopt;
+  const int newest = static_cast<int>((closed_ - 1) % kMaxWindows);
+  const int oldest = static_cast<int>((closed_ - n) % kMaxWindows);
+  // Consecutive windows only: a gap (the container was not sampled) restarts the evidence.
+  if (window_[newest] - window_[oldest] != n - 1) return std::nullopt;
+  bool with_siblings = true;
+  for (int i = 0; i < n; ++i) {
+    with_siblings = with_siblings && !std::isnan(siblings_[(closed_ - n + i) % kMaxWindows]);
+  }
+  // Relative to the siblings, so that a replica that always runs above them does not look as if
+  // it pulled away when a busy hour lifts them all.
+  auto relative = [&](int i) {  // i = 0 oldest
+    const int slot = static_cast<int>((closed_ - n + i) % kMaxWindows);
+    return with_siblings ? memory_[slot] / siblings_[slot] : memory_[slot];
+  };
+  int growing = 0;
+  for (int i = 1; i < n; ++i) growing += relative(i) > relative(i - 1);
+  if (growing < options.min_growing_share * (n - 1)) return std::nullopt;
+  // Noise can rise a few steps in a row, but not by this much in so short a time.
+  const float base = with_siblings ? 1.0f : relative(0);
+  if (base <= 0.0f || relative(n - 1) - relative(0) < options.min_excess * base) {
+    return std::nullopt;
+  }
+  if (with_siblings && memory_[newest] < (1.0 + options.min_excess) * siblings_[newest]) {
+    return std::nullopt;
+  }
+  // Least-squares slope over the windows from `first` to the newest.
+  auto slope_from = [&](int first) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const int count = n - first;
+    for (int i = first; i < n; ++i) {
+      const double x = static_cast<double>(i) * static_cast<double>(options.window_s);
+      const double y = memory_[(closed_ - n + i) % kMaxWindows];
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    return (count * sxy - sx * sy) / (count * sxx - sx * sx);
+  };
+  // A young leak has flat windows before it began; the newer half shows its real rate.
+  const double slope = std::max(slope_from(0), slope_from(n / 2));
+  if (slope <= 0.0) return std::nullopt;
+  return HealthFinding{WarningKind::kMemoryLeak, Dim::kMemory,
+                       LeadTime(memory_[newest], slope, limit), memory_[newest],
+                       with_siblings ? siblings_[newest] : memory_[oldest]};
 }
 
 }  // namespace archimedes

@@ -96,6 +96,53 @@ class ContainerHealth {
   std::array<bool, 3> raised_{};
 };
 
+// Trend to the limit, the rule acted on while the scheduler runs: ContainerHealth's leak rule needs
+// two days of history, this one warns within the hour. A container's memory samples are averaged
+// over `window_s`; when a window closes, the last `windows` window means are judged:
+//
+//   memory-leak  the memory has pulled away from the sibling replicas' median: it is at least
+//                `min_excess` of the median above it, its ratio to the median rose by at least
+//                `min_excess` over the windows judged and in at least `min_growing_share` of the
+//                steps between them (without siblings: the memory itself rose by `min_excess` of
+//                its level, that often); the lead time is the time the memory takes to reach the
+//                limit at its least-squares slope (the steeper of all the windows' and the newer
+//                half's, as a young leak's older windows are still flat).
+//
+// Load that lifts every replica (a busy hour, a surge) moves the median with it and is not a
+// leak. Findings repeat at every confirming window, so the caller can act once the lead time falls
+// within its horizon. State is fixed-size per container.
+struct TrendOptions {
+  int64_t window_s = 300;
+  int windows = 6;
+  double min_growing_share = 0.8;
+  double min_excess = 0.2;
+};
+
+class MemoryTrend {
+ public:
+  explicit MemoryTrend(const TrendOptions& options);
+
+  // Adds a sample (times non-decreasing) of the container's memory and its siblings' median
+  // memory (0 = no siblings) against memory `limit` (0 = unknown: the finding's lead time is -1).
+  // Returns a finding when the sample closes a window that confirms a leak.
+  std::optional<HealthFinding> Add(int64_t time, float memory, float sibling_median, double limit,
+                                   const TrendOptions& options);
+
+ private:
+  std::optional<HealthFinding> Judge(double limit, const TrendOptions& options) const;
+
+  static constexpr int kMaxWindows = 16;
+  int64_t open_window_ = -1;
+  double open_memory_ = 0, open_siblings_ = 0;
+  int open_count_ = 0;
+  bool open_has_siblings_ = true;
+  // The closed window means, a ring; newest at (closed_ - 1) % kMaxWindows.
+  std::array<float, kMaxWindows> memory_{};
+  std::array<float, kMaxWindows> siblings_{};  // NaN for a window without siblings
+  std::array<int64_t, kMaxWindows> window_{};
+  int64_t closed_ = 0;
+};
+
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_PROFILE_HEALTH_H_

@@ -394,6 +394,15 @@ std::vector<Param> BuildParamTable() {
   t.push_back(DoubleParam("surge_factor", "ratio",
                           "CPU, disk and network usage multiplier during the surge",
                           field(&P::surge_factor), 1, 10));
+  t.push_back(DoubleParam("leaks_per_replica_day", "1/day",
+                          "memory leaks per day of a service container's age (0: none)",
+                          field(&P::leaks_per_replica_day), 0, 1000));
+  t.push_back(DoubleParam("leak_growth", "ratio/h",
+                          "a leaking container's memory growth per hour, × its memory request",
+                          field(&P::leak_growth), 0, 1000));
+  t.push_back(SecondsParam("service_startup",
+                           "readiness delay of a service replica after it starts",
+                           field(&P::service_startup), 0));
   t.push_back(DoubleParam("batch_load", "ratio",
                           "mean batch CPU demand ÷ CPU left idle by services' mean usage",
                           field(&P::batch_load), 0, 1000));
@@ -952,6 +961,15 @@ void ApplySurge(const GeneratorParams& p, std::vector<Service>& services) {
   }
 }
 
+// Sets the services' leak parameters; draws nothing, so the rest of the scenario is unchanged.
+void ApplyLeaks(const GeneratorParams& p, std::vector<Service>& services) {
+  for (Service& s : services) {
+    s.usage.leak_per_day = static_cast<float>(p.leaks_per_replica_day);
+    s.usage.leak_rate =
+        static_cast<float>(p.leak_growth * static_cast<double>(s.requests[Dim::kMemory]) / 3600.0);
+  }
+}
+
 }  // namespace
 
 Scenario GenerateScenario(const GeneratorParams& params) {
@@ -963,6 +981,8 @@ Scenario GenerateScenario(const GeneratorParams& params) {
   scenario.workload.services = BuildServices(params, fleet);
   scenario.workload.jobs = BuildBatch(params, fleet, scenario.workload.services);
   ApplySurge(params, scenario.workload.services);
+  if (params.leaks_per_replica_day > 0) ApplyLeaks(params, scenario.workload.services);
+  for (Service& s : scenario.workload.services) s.startup_s = params.service_startup;
   scenario.nodes = std::move(fleet.nodes);
   return scenario;
 }

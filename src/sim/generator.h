@@ -160,6 +160,14 @@ struct GeneratorParams {
   int64_t surge_duration = int64_t{6} * 3600;
   double surge_factor = 2.5;
 
+  // Memory leaks (off by default): every service replica incarnation starts leaking after an
+  // exponentially distributed age, `leaks_per_replica_day` leaks per day of container age, and
+  // then grows its memory by `leak_growth` × its memory request per hour (UsagePattern::leak_*).
+  double leaks_per_replica_day = 0.0;
+  double leak_growth = 0.25;
+  // Readiness delay of every service replica (Service::startup_s).
+  int64_t service_startup = 90;
+
   // Batch.
   double batch_load = 1.0;
   double serverless_demand_share = 0.02;  // of the batch CPU demand

@@ -42,6 +42,30 @@ Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t
   return u;
 }
 
+double LeakedMemory(const Service& service, int32_t service_index, int32_t replica,
+                    int64_t start_time, int64_t t, uint64_t seed) {
+  const UsagePattern& p = service.usage;
+  if (p.leak_per_day <= 0 || p.leak_rate <= 0) return 0.0;
+  const uint64_t key = SplitMix64(
+      seed ^ 0x9e6c63d0676a9a99ULL ^
+      SplitMix64((static_cast<uint64_t>(service_index) << 32) ^ static_cast<uint32_t>(replica)) ^
+      SplitMix64(static_cast<uint64_t>(start_time)));
+  // Exponential age at onset: a constant hazard, so a container is as likely to start leaking in
+  // any hour of its life and a run of any length sees leaks at a steady rate.
+  const double onset_age =
+      -std::log(1.0 - HashUniform(key)) / p.leak_per_day * static_cast<double>(kSecondsPerDay);
+  const double leaking_for = static_cast<double>(t - start_time) - onset_age;
+  return leaking_for > 0 ? leaking_for * p.leak_rate : 0.0;
+}
+
+Usage ServiceContainerUsage(const Service& service, int32_t service_index, int32_t replica,
+                            int64_t start_time, int64_t t, uint64_t seed) {
+  Usage u = ServiceReplicaUsage(service, service_index, replica, t, seed);
+  u[static_cast<int>(Dim::kMemory)] +=
+      static_cast<float>(LeakedMemory(service, service_index, replica, start_time, t, seed));
+  return u;
+}
+
 Usage TaskUsage(const BatchJob& job) {
   Usage u{};
   for (Dim d : kAllDims) {

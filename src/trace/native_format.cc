@@ -421,6 +421,12 @@ UsagePattern ReadUsage(const Value& v, const Resources& requests) {
   if (std::optional<Value> factor = o.Find("burst_factor")) {
     p.burst_factor = static_cast<float>(factor->Number(1));
   }
+  if (std::optional<Value> leaks = o.Find("leak_per_day")) {
+    p.leak_per_day = static_cast<float>(leaks->Number(0));
+  }
+  if (std::optional<Value> rate = o.Find("leak_rate")) {
+    p.leak_rate = static_cast<float>(rate->Number(0));
+  }
   o.RejectUnknownKeys();
   return p;
 }
@@ -494,6 +500,7 @@ Service ReadService(const Value& v) {
   if (std::optional<Value> selector = o.Find("node_selector")) {
     s.node_selector = ReadStringMap(*selector);
   }
+  if (std::optional<Value> startup = o.Find("startup")) s.startup_s = startup->Duration(0);
   o.RejectUnknownKeys();
   return s;
 }
@@ -764,6 +771,8 @@ OrderedJson WriteUsage(const UsagePattern& p) {
   if (p.noise != 0) out["noise"] = Shortest(p.noise);
   if (p.burst_probability != 0) out["burst_probability"] = Shortest(p.burst_probability);
   if (p.burst_factor != 1) out["burst_factor"] = Shortest(p.burst_factor);
+  if (p.leak_per_day != 0) out["leak_per_day"] = Shortest(p.leak_per_day);
+  if (p.leak_rate != 0) out["leak_rate"] = Shortest(p.leak_rate);
   return out;
 }
 
@@ -784,6 +793,7 @@ OrderedJson WriteService(const Service& s) {
   if (s.end_time != kForever) out["end"] = FormatDuration(s.end_time);
   if (s.max_per_node != 0) out["max_per_node"] = s.max_per_node;
   if (!s.node_selector.empty()) out["node_selector"] = s.node_selector;
+  if (s.startup_s != Service{}.startup_s) out["startup"] = FormatDuration(s.startup_s);
   return out;
 }
 

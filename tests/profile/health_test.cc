@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -102,6 +105,57 @@ TEST(HealthTest, SteadyContainerRaisesNothing) {
       EXPECT_FALSE(health.Check(expected, options).has_value()) << "at " << t;
     }
   }
+}
+
+// Feeds one sample a minute for `minutes` and returns the findings.
+std::vector<HealthFinding> FeedTrend(int minutes, double limit,
+                                     const std::function<float(int64_t)>& memory,
+                                     const std::function<float(int64_t)>& siblings) {
+  const TrendOptions options;
+  MemoryTrend trend(options);
+  std::vector<HealthFinding> findings;
+  for (int64_t t = 0; t < minutes * 60; t += 60) {
+    if (auto f = trend.Add(t, memory(t), siblings(t), limit, options)) findings.push_back(*f);
+  }
+  return findings;
+}
+
+TEST(MemoryTrendTest, ALeakPullingAwayFromItsSiblingsIsWarnedWithItsLeadTime) {
+  // 1 GiB flat, then from minute 20 a leak of 1 MiB/s towards a 4 GiB limit.
+  constexpr float kGi = 1 << 30;
+  auto leaky = [&](int64_t t) { return kGi + std::max<int64_t>(t - 1200, 0) * float{1 << 20}; };
+  auto flat = [&](int64_t) { return kGi; };
+  const std::vector<HealthFinding> findings = FeedTrend(90, 4.0 * kGi, leaky, flat);
+  ASSERT_FALSE(findings.empty());
+  const HealthFinding& first = findings.front();
+  EXPECT_EQ(first.kind, WarningKind::kMemoryLeak);
+  EXPECT_EQ(first.dim, Dim::kMemory);
+  // Raised before the limit, with the time the leak really needs to get there (±a window).
+  const double true_lead = (4.0 * kGi - first.value) / (1 << 20);
+  EXPECT_GT(first.lead_time_s, 0);
+  EXPECT_NEAR(static_cast<double>(first.lead_time_s), true_lead, 300.0);
+  // Without a limit the leak is still found, with no lead time.
+  const std::vector<HealthFinding> unlimited = FeedTrend(90, 0.0, leaky, flat);
+  ASSERT_FALSE(unlimited.empty());
+  EXPECT_EQ(unlimited.front().lead_time_s, -1);
+}
+
+TEST(MemoryTrendTest, LoadThatLiftsEveryReplicaIsNoLeak) {
+  // A steep rise shared with the siblings (a surge), and a replica a constant 50 % above them.
+  auto rising = [](int64_t t) { return 1e9f + static_cast<float>(t) * 1e5f; };
+  EXPECT_TRUE(FeedTrend(180, 4e9, rising, rising).empty());
+  auto above = [&](int64_t t) { return 1.5f * rising(t); };
+  EXPECT_TRUE(FeedTrend(180, 4e9, above, rising).empty());
+}
+
+TEST(MemoryTrendTest, NoiseIsNoLeak) {
+  // Memory that jitters ±5 % per 5-minute step around a flat level, with and without siblings.
+  auto noisy = [](int64_t t) {
+    return 1e9f * (1.0f + 0.05f * static_cast<float>(std::sin(static_cast<double>(t / 300) * 2.4)));
+  };
+  auto flat = [](int64_t) { return 1e9f; };
+  EXPECT_TRUE(FeedTrend(600, 4e9, noisy, flat).empty());
+  EXPECT_TRUE(FeedTrend(600, 4e9, noisy, [](int64_t) { return 0.0f; }).empty());
 }
 
 }  // namespace

@@ -43,10 +43,13 @@ inline void ExpectSameScenario(const Scenario& a, const Scenario& b) {
     EXPECT_EQ(x.usage.noise, y.usage.noise);
     EXPECT_EQ(x.usage.burst_probability, y.usage.burst_probability);
     EXPECT_EQ(x.usage.burst_factor, y.usage.burst_factor);
+    EXPECT_EQ(x.usage.leak_per_day, y.usage.leak_per_day);
+    EXPECT_EQ(x.usage.leak_rate, y.usage.leak_rate);
     EXPECT_EQ(x.start_time, y.start_time);
     EXPECT_EQ(x.end_time, y.end_time);
     EXPECT_EQ(x.max_per_node, y.max_per_node);
     EXPECT_EQ(x.node_selector, y.node_selector);
+    EXPECT_EQ(x.startup_s, y.startup_s);
   }
 
   ASSERT_EQ(a.workload.jobs.size(), b.workload.jobs.size());
