@@ -16,9 +16,9 @@
 // Make-before-break (StartMigration): the replacement is scheduled through the policy's Scheduler
 // on a node other than the source and added to the cluster state while the old replica still runs,
 // so the replacement must fit beside everything already placed, including the old replica's own
-// requests on its node. Only when the replacement runs does the caller stop the old replica (the
-// "break"). When no other node can take the replacement nothing changes and the caller decides to
-// evict or to keep the replica.
+// requests on its node. Only when the replacement is ready (its service's start-up delay has
+// passed) does the caller stop the old replica (the "break"). When no other node can take the
+// replacement nothing changes and the caller decides to evict or to keep the replica.
 #ifndef ARCHIMEDES_SCHED_MIGRATION_H_
 #define ARCHIMEDES_SCHED_MIGRATION_H_
 

@@ -90,11 +90,20 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
                   .service_placement = ServicePlacement::kProfiles,
                   .batch_placement = BatchPlacement::kPlanned,
                   .eviction = EvictionMode::kMinimal,
+                  .act_on_health = true,
                   .services = KubernetesScheduler<LeastAllocated>(seed),
                   .batch = TimeAwareBatchScheduler(seed + 1)};
   }
+  if (name == "archimedes-no-health") {
+    Policy policy = MakePolicy("archimedes", seed);
+    policy.name = name;
+    policy.description = "archimedes without acting on health warnings";
+    policy.act_on_health = false;
+    return policy;
+  }
   std::string known;
-  for (const std::string& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;
+  for (const std::string& n : PolicyNames()) known += n + ", ";
+  known += "archimedes-no-health";
   throw std::invalid_argument("unknown policy \"" + std::string(name) + "\" (known: " + known +
                               ")");
 }

@@ -36,6 +36,10 @@ struct Policy {
   // The burst buffer: share of each node's capacity kept free of batch for services' peaks
   // (reclaiming policies only).
   double buffer = 0.10;
+  // Acts on health warnings (sim/health_monitor.h): a replica predicted to reach its memory limit
+  // within the migration rule's horizon is migrated make-before-break, or, when no other node can
+  // take it, the service gets one more replica until the warned one ends.
+  bool act_on_health = false;
   // Places long-running service replicas. For kProfiles this is the request-based fallback; the
   // driver replaces it with the profile-driven scheduler once it has profiles.
   Scheduler services;
@@ -50,7 +54,9 @@ struct Policy {
 // Names accepted by MakePolicy, in the order reports list them.
 std::vector<std::string> PolicyNames();
 
-// Throws std::invalid_argument naming the unknown policy and the known ones.
+// Besides those names, "archimedes-no-health" is archimedes with act_on_health off, for measuring
+// what acting on health warnings changes. Throws std::invalid_argument naming the unknown policy
+// and the known ones.
 Policy MakePolicy(std::string_view name, uint64_t seed);
 
 }  // namespace archimedes

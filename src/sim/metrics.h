@@ -29,6 +29,9 @@ struct Metrics {
   double evictions_per_1000_container_days = 0;
   double migrations_per_1000_container_days = 0;
   int64_t evictions = 0, migrations = 0, oom_kills = 0, failure_kills = 0;
+  // Acting on health warnings: make-before-break migrations of warned replicas (also counted in
+  // `migrations`), and scale-outs where no other node could take a replacement.
+  int64_t health_migrations = 0, health_scale_outs = 0;
   double latency_p50_us = 0, latency_p99_us = 0;
   int64_t decisions = 0;
   // Task accounting at the end of the run: every submitted task is in exactly one of these.

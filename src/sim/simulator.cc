@@ -20,6 +20,7 @@
 #include "sched/reclaimable.h"
 #include "sched/sla_contract.h"
 #include "sim/explain.h"
+#include "sim/health_monitor.h"
 #include "sim/usage_model.h"
 
 namespace archimedes {
@@ -39,6 +40,10 @@ double CoreSeconds(const BatchJob& job) {
 
 struct ServiceRun {
   int desired = 0;
+  // A health scale-out: one replica beyond `desired` while the warned replica `scaled_for` runs.
+  int extra = 0;
+  ContainerId scaled_for = -1;
+  int64_t last_oom_kill = -1;  // of a replica, cgroup or node OOM killer: a breach's reason
   std::vector<ContainerId> running;
   std::vector<uint8_t> slot_used;  // replica slots in use; a replacement takes the lowest free one
   bool pending_listed = false;
@@ -83,6 +88,14 @@ struct TaskFinish {
   ContainerId id;
   uint32_t generation;
   bool operator>(const TaskFinish& o) const { return time != o.time ? time > o.time : id > o.id; }
+};
+
+// A make-before-break migration whose replacement is not ready yet: the old replica serves until
+// `ready_at`, then stops.
+struct Move {
+  ContainerId old;
+  ContainerId replacement;
+  int64_t ready_at;
 };
 
 struct ServiceEvent {
@@ -132,6 +145,12 @@ class Simulation {
   void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
   bool Migrate(ContainerId id);
+  void FinishMigrations();
+  std::vector<Move>::iterator FindMove(ContainerId id);
+  void EndScaleOut(int32_t s);
+  void WatchHealth();
+  Usage ContainerUsage(const Container& c) const;
+  void OomKill(ContainerId id);
   void RecomputeEnvelope();
   bool EnvelopeAdmits(const Resources& r) const;
   void AddFailedShape(const Resources& r);
@@ -180,6 +199,14 @@ class Simulation {
   std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{};  // by JobType
   double offered_core_seconds_ = 0;  // the CPU work of the jobs submitted after warm-up
   int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;
+  int64_t health_migrations_ = 0, health_scale_outs_ = 0;
+  std::vector<Move> moves_;
+  // Acting on health warnings (Policy::act_on_health): the monitor and this tick's samples.
+  std::optional<HealthMonitor> health_;
+  MigrationRule migration_rule_;
+  std::vector<std::pair<int32_t, ReplicaSample>> health_samples_;  // (service, sample)
+  std::vector<ReplicaSample> replica_samples_;
+  std::vector<std::pair<ContainerId, HealthFinding>> findings_;
   LatencyHistogram latency_;
 
   // Reclaiming policies: per node, capacity × (1 − buffer) − the services' peak usage over the
@@ -242,6 +269,7 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       batch_allocatable_(scenario.nodes.size()),
       service_usage_ring_(scenario.nodes.size() * kPeakWindow) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
+  if (policy_.act_on_health) health_.emplace();
   std::unordered_map<std::string, int32_t> service_index;
   for (size_t s = 0; s < workload_.services.size(); ++s) {
     const Service& svc = workload_.services[s];
@@ -342,11 +370,17 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
 void Simulation::SetDesired(int32_t s, int replicas) {
   ServiceRun& run = services_[s];
   run.desired = replicas;
-  while (static_cast<int>(run.running.size()) > replicas) {
-    ContainerId id = run.running.back();
-    Kill(id);  // scale-down of the newest replica: not an eviction
+  if (replicas == 0) {
+    run.extra = 0;
+    run.scaled_for = -1;
   }
-  if (static_cast<int>(run.running.size()) < replicas && !run.pending_listed) {
+  while (static_cast<int>(run.running.size()) > replicas + run.extra) {
+    ContainerId id = run.running.back();
+    // Scale-down of the newest replica: not an eviction; a move of it under way stops with it.
+    if (auto move = FindMove(id); move != moves_.end()) Kill(move->replacement);
+    Kill(id);
+  }
+  if (static_cast<int>(run.running.size()) < replicas + run.extra && !run.pending_listed) {
     run.pending_listed = true;
     pending_services_.push_back(s);
   }
@@ -360,9 +394,19 @@ void Simulation::Kill(ContainerId id) {
   RemoveContainer(id);
   if (c.kind == OwnerKind::kService) {
     ServiceRun& run = services_[c.owner];
+    if (auto move = FindMove(id); move != moves_.end()) {
+      // The replacement's death leaves the old replica serving in its slot; the old one's death
+      // makes the replacement the replica, ready when its start-up is over.
+      const Move m = *move;
+      moves_.erase(move);
+      if (m.old == id) *std::find(run.running.begin(), run.running.end(), id) = m.replacement;
+      if (run.scaled_for == id) EndScaleOut(c.owner);
+      return;
+    }
     run.running.erase(std::find(run.running.begin(), run.running.end(), id));
     run.slot_used[c.index] = 0;
-    if (static_cast<int>(run.running.size()) < run.desired && !run.pending_listed) {
+    if (run.scaled_for == id) EndScaleOut(c.owner);
+    if (static_cast<int>(run.running.size()) < run.desired + run.extra && !run.pending_listed) {
       run.pending_listed = true;
       pending_services_.push_back(c.owner);
     }
@@ -511,7 +555,7 @@ void Simulation::PlaceServices() {
     }
     run.pending_listed = false;
     PodRequest pod = ServicePod(s);
-    while (static_cast<int>(run.running.size()) < run.desired) {
+    while (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       NodeId node = Decide(policy_.services, pod);
       // A replica's guarantee is its requests: where no node fits its predicted curve under the
       // buffer, it still goes where its requests fit rather than stay pending.
@@ -539,7 +583,7 @@ void Simulation::PlaceServices() {
       run.running.push_back(state_.Add(c));
       if (predicted_) predicted_->AddContainer(c);
     }
-    if (static_cast<int>(run.running.size()) < run.desired) {
+    if (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       run.backoff_s = std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
       run.next_attempt = now_ + run.backoff_s;
       run.pending_listed = true;
@@ -1014,18 +1058,110 @@ double Simulation::YieldBatch(NodeId n) {
   return decision.throttle;
 }
 
-// Make-before-break: the replacement is placed and started elsewhere before the old replica stops.
+// Make-before-break: the replacement is placed and started elsewhere; the old replica serves until
+// the replacement is ready (FinishMigrations), so the service loses no replica-time. A replica
+// whose move is under way is moving already.
 bool Simulation::Migrate(ContainerId id) {
+  if (FindMove(id) != moves_.end()) return true;
   const Container old = state_.container(id);
   std::optional<Migration> m =
       StartMigration(state_, policy_.services, Context(), id, ServicePod(old.owner), now_);
   if (!m) return false;
   if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
-  ServiceRun& run = services_[old.owner];
-  *std::find(run.running.begin(), run.running.end(), id) = m->replacement;
-  RemoveContainer(id);
+  moves_.push_back({.old = id,
+                    .replacement = m->replacement,
+                    .ready_at = now_ + workload_.services[old.owner].startup_s});
   ++migrations_;
   return true;
+}
+
+// The "break" of the moves whose replacement is ready: it takes the old replica's place.
+void Simulation::FinishMigrations() {
+  for (size_t i = 0; i < moves_.size();) {
+    const Move m = moves_[i];
+    if (m.ready_at > now_) {
+      ++i;
+      continue;
+    }
+    moves_.erase(moves_.begin() + static_cast<std::ptrdiff_t>(i));
+    const int32_t s = state_.container(m.old).owner;
+    ServiceRun& run = services_[s];
+    *std::find(run.running.begin(), run.running.end(), m.old) = m.replacement;
+    RemoveContainer(m.old);
+    if (run.scaled_for == m.old) EndScaleOut(s);
+  }
+}
+
+// The move in which `id` is the old replica or the replacement.
+std::vector<Move>::iterator Simulation::FindMove(ContainerId id) {
+  return std::find_if(moves_.begin(), moves_.end(),
+                      [id](const Move& m) { return m.old == id || m.replacement == id; });
+}
+
+// The warned replica of a health scale-out has ended: the service returns to its desired count.
+void Simulation::EndScaleOut(int32_t s) {
+  ServiceRun& run = services_[s];
+  run.extra = 0;
+  run.scaled_for = -1;
+  SetDesired(s, run.desired);
+}
+
+Usage Simulation::ContainerUsage(const Container& c) const {
+  return c.kind == OwnerKind::kService
+             ? ServiceContainerUsage(workload_.services[c.owner], c.owner, c.index, c.start_time,
+                                     now_, options_.seed)
+             : TaskUsage(workload_.jobs[c.owner]);
+}
+
+void Simulation::OomKill(ContainerId id) {
+  const Container& c = state_.container(id);
+  if (c.kind == OwnerKind::kService) services_[c.owner].last_oom_kill = now_;
+  Kill(id);
+  ++oom_kills_;
+}
+
+// Feeds the tick's replica memory to the health monitor, by service, and acts on its warnings: a
+// replica predicted to reach its memory limit within the migration rule's horizon moves
+// make-before-break, or, when no other node can take a replacement, its service gets one more
+// replica, placed by the engine (with preemption, on any node), until the warned replica ends.
+void Simulation::WatchHealth() {
+  std::stable_sort(health_samples_.begin(), health_samples_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < health_samples_.size();) {
+    const int32_t s = health_samples_[i].first;
+    replica_samples_.clear();
+    for (; i < health_samples_.size() && health_samples_[i].first == s; ++i) {
+      const ReplicaSample& r = health_samples_[i].second;
+      // Replacements still starting are not replicas yet; the replica they replace is.
+      auto move = FindMove(r.id);
+      if (!state_.alive(r.id) || state_.container(r.id).start_time != r.start_time ||
+          (move != moves_.end() && move->replacement == r.id)) {
+        continue;
+      }
+      replica_samples_.push_back(r);
+    }
+    findings_.clear();
+    health_->ObserveService(now_, replica_samples_,
+                            static_cast<double>(workload_.services[s].limits[Dim::kMemory]),
+                            findings_);
+    ServiceRun& run = services_[s];
+    for (const auto& [id, finding] : findings_) {
+      if (run.scaled_for == id || FindMove(id) != moves_.end() ||
+          ShouldMigrate(OwnerKind::kService, {.breach_lead_time_s = finding.lead_time_s},
+                        migration_rule_) != MigrationTrigger::kPredictedBreach) {
+        continue;
+      }
+      if (Migrate(id)) {
+        ++health_migrations_;
+      } else if (run.extra == 0) {
+        run.extra = 1;
+        run.scaled_for = id;
+        ++health_scale_outs_;
+        SetDesired(s, run.desired);
+      }
+    }
+  }
+  health_samples_.clear();
 }
 
 void Simulation::ObserveServices(NodeId n, const Usage& service_usage) {
@@ -1063,16 +1199,22 @@ void Simulation::UsageTick() {
     node_containers_.clear();
     for (ContainerId id : state_.containers_on(n)) {
       const Container& c = state_.container(id);
-      Usage u = c.kind == OwnerKind::kService
-                    ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
-                                          options_.seed)
-                    : TaskUsage(workload_.jobs[c.owner]);
+      Usage u = ContainerUsage(c);
       node_containers_.push_back({id, u});
       if (recording && c.kind == OwnerKind::kService) {
         const Service& svc = workload_.services[c.owner];
         options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
       }
     }
+    // The cgroup's OOM killer: a replica above its memory limit dies, whatever the node has free.
+    std::erase_if(node_containers_, [&](const std::pair<ContainerId, Usage>& entry) {
+      const Container& c = state_.container(entry.first);
+      if (c.kind != OwnerKind::kService) return false;
+      const int64_t limit = workload_.services[c.owner].limits[Dim::kMemory];
+      if (limit <= 0 || entry.second[1] <= static_cast<double>(limit)) return false;
+      OomKill(entry.first);
+      return true;
+    });
     const double yield_throttle = planner_ ? YieldBatch(n) : 1.0;
     if (policy_.eviction != EvictionMode::kNone) {
       RelievePressure(n, options_.cpu_hot_threshold, 1.0 - policy_.buffer);
@@ -1132,15 +1274,20 @@ void Simulation::UsageTick() {
       double memory = actual[1];
       for (ContainerId id : oom_order) {
         if (memory <= memory_capacity) break;
-        const Container& c = state_.container(id);
-        memory -= c.kind == OwnerKind::kService
-                      ? ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now_,
-                                            options_.seed)[1]
-                      : TaskUsage(workload_.jobs[c.owner])[1];
-        Kill(id);
-        ++oom_kills_;
+        memory -= ContainerUsage(state_.container(id))[1];
+        OomKill(id);
       }
       actual[1] = static_cast<float>(std::min(memory, memory_capacity));
+    }
+    if (health_) {
+      for (const auto& [id, u] : node_containers_) {
+        if (!state_.alive(id) || state_.container(id).node != n) continue;
+        const Container& c = state_.container(id);
+        if (c.kind == OwnerKind::kService) {
+          health_samples_.push_back(
+              {c.owner, {.id = id, .start_time = c.start_time, .memory = u[1]}});
+        }
+      }
     }
     node_usage_[n] = actual;
     for (int d = 0; d < kNumDims; ++d) usage_total[d] += actual[d];
@@ -1151,6 +1298,7 @@ void Simulation::UsageTick() {
                             static_cast<double>(options_.tick_s);
     }
   }
+  if (health_) WatchHealth();
   ring_pos_ = (ring_pos_ + 1) % kPeakWindow;
   if (options_.on_tick) options_.on_tick(now_, state_);
   if (!measuring) return;
@@ -1162,18 +1310,28 @@ void Simulation::UsageTick() {
   for (size_t s = 0; s < services_.size(); ++s) {
     ServiceRun& run = services_[s];
     if (run.desired == 0) continue;
-    int hot_running = 0;
-    for (ContainerId id : run.running) hot_running += node_hot_[state_.container(id).node];
-    const int running = static_cast<int>(run.running.size());
-    int harmed = (run.desired - running) + hot_running;
-    const bool below_minimum = running < workload_.services[s].sla.min_available;
+    const Service& svc = workload_.services[s];
+    // A replica serves once its start-up is over, and not while its node is hot.
+    int ready = 0, serving = 0;
+    for (ContainerId id : run.running) {
+      const Container& c = state_.container(id);
+      if (now_ < c.start_time + svc.startup_s) continue;
+      ++ready;
+      serving += !node_hot_[c.node];
+    }
+    int harmed = std::max(run.desired - serving, 0);
+    const bool below_minimum = ready < svc.sla.min_available;
     if (below_minimum) harmed = run.desired;
     run.desired_time += run.desired * tick;
     run.harmed_time += std::min(harmed, run.desired) * tick;
     if (options_.sla_records != nullptr && harmed > 0) {
+      // An OOM kill is the cause until its replacement has had the time to start.
+      const bool oom_killed =
+          run.last_oom_kill >= 0 && now_ - run.last_oom_kill <= svc.startup_s + options_.tick_s;
       AddBreach(run.breaches, now_, now_ + options_.tick_s,
-                below_minimum     ? "below minimum availability"
-                : hot_running > 0 ? "hot node"
+                oom_killed        ? "OOM-killed"
+                : below_minimum   ? "below minimum availability"
+                : ready > serving ? "hot node"
                                   : "unavailable");
     }
   }
@@ -1251,6 +1409,7 @@ Metrics Simulation::Run() {
       const ServiceEvent& e = service_events_[next_service_event_++];
       SetDesired(e.service, e.replicas);
     }
+    if (!moves_.empty()) FinishMigrations();
     CompleteTasks();
     SubmitJobs();
     if (now_ % options_.cycle_s == 0) SchedulingCycle();
@@ -1354,6 +1513,8 @@ Metrics Simulation::Summarize() {
   m.tasks_reported_late = tasks_reported_late_;
   m.migrations = migrations_;
   m.oom_kills = oom_kills_;
+  m.health_migrations = health_migrations_;
+  m.health_scale_outs = health_scale_outs_;
   m.failure_kills = failure_kills_;
   const double container_days = container_seconds_ / kSecondsPerDay;
   if (container_days > 0) {

@@ -4,7 +4,9 @@
 // Time advances in whole seconds. Each second: node and service events, task completions, job
 // submissions, then a scheduling cycle (every `cycle_s`); every `tick_s` the usage model runs —
 // each node's real usage is summed, CPU contention throttles batch (services keep their share),
-// memory overflow OOM-kills the lowest-priority container, and hot nodes harm their services.
+// a replica above its memory limit and memory overflow of a node (lowest priority first) are
+// OOM-killed, and hot nodes and replicas not yet ready (Service::startup_s) harm their services.
+// Under a policy with act_on_health, warned replicas move make-before-break before their limit.
 // Under the archimedes policy batch is planned by the BatchPlanner (a full re-plan every bin) and
 // yields to bursting services through YieldToServices (docs/batch.md, "In the simulator").
 // Deterministic for a seed: the same scenario, policy and options give the same metrics (wall-clock

@@ -16,8 +16,9 @@ namespace archimedes {
 // A stretch of time a contract was harmed, for one reason: "hot node" (a replica ran on a node
 // above the contention threshold), "unavailable" (replicas missing: not placed, killed, evicted),
 // "below minimum availability" (fewer replicas than the PDB-like minimum: the whole service
-// counts as harmed); for jobs "started late", "expired" (tasks never started within the
-// submitter's patience) or "not completed".
+// counts as harmed), "OOM-killed" (a replica was OOM-killed, by its memory limit or its node's
+// memory, within a start-up delay and a tick); for jobs "started late", "expired" (tasks never
+// started within the submitter's patience) or "not completed".
 struct Breach {
   int64_t start = 0;
   int64_t end = 0;  // exclusive; equals start for an instant (a late start)
