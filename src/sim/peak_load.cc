@@ -69,7 +69,8 @@ void PeakMeter::Tick(int64_t now, const ClusterState& state) {
     const Container& c = state.container(id);
     if (c.kind != OwnerKind::kService) continue;
     ++running_[c.owner];
-    const Usage u = ServiceReplicaUsage(workload_.services[c.owner], c.owner, c.index, now, seed_);
+    const Usage u = ServiceContainerUsage(workload_.services[c.owner], c.owner, c.index,
+                                          c.start_time, now, seed_);
     observed_now_[c.node][0] += u[0];
     observed_now_[c.node][1] += u[1];
     if (sample) load_.AddContainer(c);

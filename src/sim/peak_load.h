@@ -8,8 +8,9 @@
 // warm-up day, or --profiles) — so the comparison is about placement alone. It is sampled every
 // simulated hour after warm-up and averaged over the samples.
 //
-// The observed counterpart: per node, the largest total usage of its services seen at any usage
-// tick after warm-up, summed over nodes; a prediction that holds keeps it at or below the
+// The observed counterpart: per node, the largest total usage of its services (as the simulator's
+// usage model gives it, leaked memory included) seen at any usage tick after warm-up, summed over
+// nodes; a prediction that holds keeps it at or below the
 // predicted sum. Also counted: the share of desired service replica-ticks after warm-up that had no
 // running replica (a replica that fits nowhere stays pending).
 //
