@@ -23,7 +23,9 @@ struct Metrics {
   int services_counted = 0, jobs_counted = 0;
   double batch_core_hours_per_day = 0;    // completed
   double offered_core_hours_per_day = 0;  // submitted after warm-up, if every task ran
+  double lost_core_hours_per_day = 0;     // progress of tasks evicted or killed, redone later
   double wait_p50_s = 0, wait_p99_s = 0;
+  double wait_tolerance_share_p50 = 0, wait_tolerance_share_p99 = 0;  // wait ÷ tolerance
   double started_within_tolerance = 1;
   std::array<double, 2> started_within_tolerance_by_type{1, 1};  // by JobType
   double evictions_per_1000_container_days = 0;

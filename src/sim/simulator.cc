@@ -198,6 +198,8 @@ class Simulation {
   int64_t tasks_within_tolerance_ = 0, tasks_judged_ = 0;
   std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{};  // by JobType
   double offered_core_seconds_ = 0;  // the CPU work of the jobs submitted after warm-up
+  double lost_core_seconds_ = 0;     // the progress of batch tasks killed after warm-up
+  std::vector<std::pair<double, double>> wait_shares_;  // (wait ÷ tolerance, tasks)
   int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;
   int64_t health_migrations_ = 0, health_scale_outs_ = 0;
   std::vector<Move> moves_;
@@ -414,6 +416,13 @@ void Simulation::Kill(ContainerId id) {
   }
   TaskRun& task = tasks_[id];
   ++task.generation;
+  if (now_ >= options_.warmup_s) {
+    const BatchJob& spec = workload_.jobs[task.job];
+    const double left = task.remaining - static_cast<double>(now_ - task.last_update) * task.rate;
+    const double done = std::clamp(static_cast<double>(spec.duration_s) - left, 0.0,
+                                   static_cast<double>(spec.duration_s));
+    lost_core_seconds_ += CoreSeconds(spec) * done / static_cast<double>(spec.duration_s);
+  }
   JobRun& job = jobs_[task.job];
   --job.running;
   if (now_ < job.expire_at) {
@@ -747,6 +756,9 @@ void Simulation::RecordFirstStarts(int32_t j, int first_started_before) {
   run.worst_wait = std::max(run.worst_wait, wait);
   if (job.submit_time >= options_.warmup_s) {
     waits_.push_back({static_cast<double>(wait), static_cast<double>(first_starts)});
+    wait_shares_.push_back({static_cast<double>(wait) /
+                                static_cast<double>(std::max<int64_t>(job.delay_tolerance_s, 1)),
+                            static_cast<double>(first_starts)});
     JudgeStarts(job, first_starts, wait <= job.delay_tolerance_s);
   }
 }
@@ -1496,9 +1508,12 @@ Metrics Simulation::Summarize() {
   if (m.measured_days > 0) {
     m.batch_core_hours_per_day = batch_core_seconds_ / 3600.0 / m.measured_days;
     m.offered_core_hours_per_day = offered_core_seconds_ / 3600.0 / m.measured_days;
+    m.lost_core_hours_per_day = lost_core_seconds_ / 3600.0 / m.measured_days;
   }
   m.wait_p50_s = Percentile(waits_, 0.5);
   m.wait_p99_s = Percentile(waits_, 0.99);
+  m.wait_tolerance_share_p50 = Percentile(wait_shares_, 0.5);
+  m.wait_tolerance_share_p99 = Percentile(wait_shares_, 0.99);
   if (tasks_judged_ > 0) {
     m.started_within_tolerance = static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
   }
