@@ -32,6 +32,10 @@ using Clock = std::chrono::steady_clock;
 // skip, in O(1), tasks that no node could take.
 constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
 
+// Whether the batch planner places `job`'s tasks. It plans cpu and memory; tasks that request a GPU
+// go the greedy way, whose filter checks unrequested GPU (GPUs are not reclaimed).
+bool Planned(const BatchJob& job) { return job.task_requests[Dim::kGpu] == 0; }
+
 // The CPU work one task of `job` does when it runs to completion, in core-seconds.
 double CoreSeconds(const BatchJob& job) {
   return static_cast<double>(job.task_requests.cpu()) / 1000.0 * job.utilization *
@@ -690,7 +694,8 @@ void Simulation::PlaceBatch() {
       // Under the planner, serverless tasks are also placed greedily: they tolerate seconds, so
       // they cannot wait for the next re-plan. Other tasks start between re-plans only where
       // capacity has just been freed (outside the serverless reserve), not to leave it idle.
-      const bool greedy = !planner_ || workload_.jobs[j].type == JobType::kServerless;
+      const bool greedy = !planner_ || workload_.jobs[j].type == JobType::kServerless ||
+                          !Planned(workload_.jobs[j]);
       const Resources& shape = workload_.jobs[j].task_requests;
       bool may_fit = greedy && (!run.parked || unpark_all);
       if (!may_fit) {
@@ -816,6 +821,7 @@ void Simulation::CollectPending(bool full) {
       run.unplanned = 0;
       if (tasks <= 0) continue;
       const BatchJob& job = workload_.jobs[j];
+      if (!Planned(job)) continue;
       const bool gang = job.gang && run.running == 0 && run.finished == 0 && tasks == run.pending;
       plan_pending_.push_back(PendingJob::From(job, tasks, gang));
       pending_owner_.push_back(j);
@@ -964,6 +970,8 @@ void Simulation::UpdateBatchAllocatable(NodeId n, const Usage& service_usage) {
   Resources allocatable = state_.node(n).capacity.Scaled(1.0 - policy_.buffer);
   allocatable[Dim::kCpu] -= static_cast<int64_t>(cpu_peak);
   allocatable[Dim::kMemory] -= static_cast<int64_t>(memory_peak);
+  // A GPU a service requests is held by it, used or not: batch gets only unrequested GPU.
+  allocatable[Dim::kGpu] = state_.allocatable(n)[Dim::kGpu] - state_.requested(n)[Dim::kGpu];
   batch_allocatable_[n] = allocatable;
 }
 

@@ -80,9 +80,8 @@ TEST(ServerlessReserveTest, GreedyBatchFitKeepsTheReserveForServerless) {
   const std::vector<Resources> reserve = {Resources::Of(4'000, 0)};
   const SchedulingContext ctx{.state = state, .predicted = &load, .serverless_reserve = reserve};
   const TimeAwareBatchFit fit;
-  PodRequest task{.requests = Resources::Of(6'000, kGi),
-                  .kind = OwnerKind::kTask,
-                  .duration_estimate_s = 600};
+  PodRequest task{
+      .requests = Resources::Of(6'000, kGi), .kind = OwnerKind::kTask, .duration_estimate_s = 600};
   EXPECT_FALSE(fit.Filter(ctx, task, 0)) << "6 cores would enter the 4-core reserve";
   task.serverless = true;
   EXPECT_TRUE(fit.Filter(ctx, task, 0));
@@ -92,6 +91,27 @@ TEST(ServerlessReserveTest, GreedyBatchFitKeepsTheReserveForServerless) {
   const SchedulingContext open{.state = state, .predicted = &load};
   task.requests = Resources::Of(9'000, kGi);
   EXPECT_TRUE(fit.Filter(open, task, 0));
+}
+
+TEST(ServerlessReserveTest, GreedyBatchFitTakesGpuOnlyByRequest) {
+  Node node{.name = "g",
+            .capacity = Resources::Of(32'000, 128 * kGi, 0, 0, 1'000),
+            .allocatable = Resources::Of(32'000, 128 * kGi, 0, 0, 1'000)};
+  ClusterState state({node}, TaskAccounting::kReclaimed);
+  PredictedLoad load({node});
+  // Services request 600 of the node's 1,000 milli-GPU, so batch may hold 400.
+  const std::vector<Resources> batch_allocatable = {Resources::Of(28'800, 115 * kGi, 0, 0, 400)};
+  const SchedulingContext ctx{
+      .state = state, .predicted = &load, .batch_allocatable = batch_allocatable};
+  const TimeAwareBatchFit fit;
+  PodRequest task{.requests = Resources::Of(1'000, kGi, 0, 0, 500),
+                  .kind = OwnerKind::kTask,
+                  .duration_estimate_s = 600};
+  EXPECT_FALSE(fit.Filter(ctx, task, 0));
+  task.requests = Resources::Of(1'000, kGi, 0, 0, 400);
+  EXPECT_TRUE(fit.Filter(ctx, task, 0));
+  const SchedulingContext unknown{.state = state, .predicted = &load};
+  EXPECT_FALSE(fit.Filter(unknown, task, 0)) << "no batch allocatable: no GPU for batch";
 }
 
 }  // namespace

@@ -43,6 +43,14 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
 bool TimeAwareBatchFit::Filter(const SchedulingContext& ctx, const PodRequest& pod,
                                NodeId node) const {
   if (ctx.predicted == nullptr) return false;
+  // GPUs are not reclaimed: a task's GPU request must fit what services and batch leave of the
+  // node's batch allocatable GPU.
+  if (pod.requests[Dim::kGpu] > 0 &&
+      (ctx.batch_allocatable.empty() ||
+       ctx.state.task_requested(node)[Dim::kGpu] + pod.requests[Dim::kGpu] >
+           ctx.batch_allocatable[node][Dim::kGpu])) {
+    return false;
+  }
   return RoomFor(ctx, pod, node).fits;
 }
 

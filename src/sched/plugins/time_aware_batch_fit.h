@@ -4,7 +4,8 @@
 // the task stays under capacity × (1 − buffer). Tasks therefore start only where a valley or a
 // fragment will hold them for their whole run, and wait (within their tolerance) for one that will.
 // The scorer prefers the tightest such window (best fit), so large valleys stay whole for large
-// tasks. Tasks other than serverless ones also leave the context's serverless reserve free.
+// tasks. Tasks other than serverless ones also leave the context's serverless reserve free. GPUs
+// are not reclaimed: a task's GPU request must fit the batch allocatable GPU left by requests.
 #ifndef ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 #define ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 
