@@ -83,6 +83,7 @@ void RegisterServices(PredictedLoad& load, const std::vector<Service>& services,
     }
     load.SetService(static_cast<int32_t>(s), app_id, curve, profile_class);
   }
+  load.ExpectReplicas(services);
 }
 
 void RefreshResidents(PredictedLoad& load, const ClusterState& state) {

@@ -38,8 +38,11 @@ struct PlacementSettings {
   int64_t affinity_weight = 1;  // preferred inter-application terms (and profile hints)
   int64_t spread_weight = 1;
   double class_bonus = 0.1;  // share of the complementarity score from profile classes
-  // Preferred affinity weight (1–100) of a profile hint with score 1; 0 ignores hints.
-  int hint_weight = 50;
+  // Preferred affinity weight (1–100) of a profile hint with score 1; 0 ignores hints. Off by
+  // default: a hint is a class-level summary of the curves Complementarity reads exactly (its
+  // class pair score is already the class bonus), and as a per-node term met by any one resident
+  // of the class it mostly rewards or penalises a node for not being empty (docs/placement.md).
+  int hint_weight = 0;
   int percentage_of_nodes_to_score = 0;  // as SchedulerOptions
   uint64_t seed = 1;
 };
@@ -64,7 +67,8 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
                                          const PlacementInputs& inputs);
 
 // Maps every service to its application (dense index by app name, Service::app or else its name),
-// its profile's high curves and its class.
+// its profile's high curves and its class, and expects its Service::replicas replicas (the
+// pending ones make PredictedLoad::fill()).
 void RegisterServices(PredictedLoad& load, const std::vector<Service>& services,
                       const ProfileSet& profiles);
 // Recomputes every node's load and counts from the live containers of `state`.

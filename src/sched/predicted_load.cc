@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "sched/framework.h"
 
 namespace archimedes {
@@ -15,6 +19,17 @@ Demand FlatDemand(const Resources& requests) {
 }
 
 }  // namespace
+
+float FillCurve::Room(const Resources& free) const {
+  float room = -1.0f;
+  for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+    const double per = per_request[static_cast<int>(d)];
+    if (per <= 0) continue;
+    const auto fits = static_cast<float>(static_cast<double>(std::max<int64_t>(free[d], 0)) * per);
+    room = room < 0 ? fits : std::min(room, fits);
+  }
+  return std::max(room, 0.0f);
+}
 
 PredictedLoad::PredictedLoad(const std::vector<Node>& nodes, int bins, double buffer)
     : bins_(bins), buffer_(buffer) {
@@ -209,6 +224,102 @@ float PredictedLoad::PeakWith(NodeId n, Dim d, const Demand& demand) const {
   return best;
 }
 
+void PredictedLoad::ExpectReplicas(const std::vector<Service>& services) {
+  expected_.assign(static_cast<size_t>(num_services()), 0);
+  service_requests_.assign(expected_.size(), Resources{});
+  for (size_t s = 0; s < services.size() && s < expected_.size(); ++s) {
+    expected_[s] = std::max(services[s].replicas, 0);
+    service_requests_[s] = services[s].requests;
+  }
+  ResetPending();
+}
+
+void PredictedLoad::ResetPending() {
+  running_.assign(expected_.size(), 0);
+  pending_curve_.assign(static_cast<size_t>(kNumDims) * bins_, 0.0);
+  pending_requests_ = {};
+  pending_ = 0;
+  for (size_t s = 0; s < expected_.size(); ++s) {
+    for (const auto& zone : service_zone_) running_[s] += zone[s];
+    for (int32_t r = running_[s]; r < expected_[s]; ++r) Pend(static_cast<int32_t>(s), +1);
+  }
+  fill_stale_ = true;
+}
+
+void PredictedLoad::Pend(int32_t service, int sign) {
+  const Resources& requests = service_requests_[service];
+  const Demand demand =
+      DemandOf(PodRequest{.requests = requests, .kind = OwnerKind::kService, .owner = service});
+  for (int d = 0; d < kNumDims; ++d) {
+    pending_requests_[d] += sign * static_cast<double>(requests.amount[d]);
+    double* sum = &pending_curve_[static_cast<size_t>(d) * bins_];
+    const float* c =
+        demand.curve == nullptr ? nullptr : demand.curve + static_cast<size_t>(d) * bins_;
+    for (int b = 0; b < bins_; ++b) sum[b] += sign * static_cast<double>(c ? c[b] : demand.peak[d]);
+  }
+  pending_ += sign;
+  fill_stale_ = true;
+}
+
+const FillCurve& PredictedLoad::fill() const {
+  if (!fill_stale_) return fill_;
+  fill_stale_ = false;
+  if (pending_ <= 0) {
+    fill_ = FillCurve{};
+    return fill_;
+  }
+  const double n = static_cast<double>(pending_);
+  for (int d = 0; d < kNumDims; ++d) {
+    fill_.requests[d] = std::max(pending_requests_[d] / n, 0.0);
+    fill_.per_request[d] = fill_.requests[d] > 0 ? 1.0 / fill_.requests[d] : 0.0;
+  }
+  fill_.curve.resize(pending_curve_.size());
+  for (size_t i = 0; i < pending_curve_.size(); ++i) {
+    fill_.curve[i] = static_cast<float>(std::max(pending_curve_[i] / n, 0.0));
+  }
+  fill_.blocks.resize(static_cast<size_t>(kNumDims) * blocks_);
+  for (size_t k = 0; k < fill_.blocks.size(); ++k) {
+    const float* c = &fill_.curve[k * block_bins_];
+    fill_.blocks[k] = *std::max_element(c, c + block_bins_);
+  }
+  return fill_;
+}
+
+std::pair<float, float> PredictedLoad::ProjectedPeaks(NodeId n, Dim d, const Demand& demand,
+                                                      const FillCurve& fill, float room,
+                                                      float room_with) const {
+  const int di = static_cast<int>(d);
+  const float* ub = &block_peak_[BlockOffset(n, di)];
+  const float* fb = &fill.blocks[static_cast<size_t>(di) * blocks_];
+  const float* cb =
+      demand.curve == nullptr ? nullptr : demand.block_peak + static_cast<size_t>(di) * blocks_;
+  const float flat = demand.peak[di];
+  // Each lane of the vector loop does the scalar loop's operations in the same order and max is
+  // exact, so the two give the same values; it keeps this per-node work to a few dozen cycles.
+  float before = 0, after = 0;
+  int k = 0;
+#if defined(__SSE2__)
+  const __m128 r = _mm_set1_ps(room), r_with = _mm_set1_ps(room_with), c_flat = _mm_set1_ps(flat);
+  __m128 most = _mm_setzero_ps(), most_with = _mm_setzero_ps();
+  for (; k + 4 <= blocks_; k += 4) {
+    const __m128 u4 = _mm_loadu_ps(ub + k), f4 = _mm_loadu_ps(fb + k);
+    const __m128 c4 = cb == nullptr ? c_flat : _mm_loadu_ps(cb + k);
+    most = _mm_max_ps(most, _mm_add_ps(u4, _mm_mul_ps(r, f4)));
+    most_with = _mm_max_ps(most_with, _mm_add_ps(_mm_add_ps(u4, c4), _mm_mul_ps(r_with, f4)));
+  }
+  alignas(16) float lanes[4], lanes_with[4];
+  _mm_store_ps(lanes, most);
+  _mm_store_ps(lanes_with, most_with);
+  before = std::max({lanes[0], lanes[1], lanes[2], lanes[3]});
+  after = std::max({lanes_with[0], lanes_with[1], lanes_with[2], lanes_with[3]});
+#endif
+  for (; k < blocks_; ++k) {
+    before = std::max(before, ub[k] + room * fb[k]);
+    after = std::max(after, (ub[k] + (cb == nullptr ? flat : cb[k])) + room_with * fb[k]);
+  }
+  return {before, after};
+}
+
 bool PredictedLoad::StaysUnder(NodeId n, Dim d, const Demand& demand, float limit) const {
   const int di = static_cast<int>(d);
   if (peak_[n * kNumDims + di] + demand.peak[di] <= limit) return true;
@@ -234,6 +345,11 @@ void PredictedLoad::Count(const Container& c, int delta) {
   const int32_t zone = node_zone_[c.node], pod = node_pod_[c.node];
   service_zone_[zone][c.owner] += delta;
   service_pod_[pod][c.owner] += delta;
+  if (static_cast<size_t>(c.owner) < expected_.size()) {
+    // Pending while fewer than expected are resident: the first `expected` replicas count.
+    if (delta > 0 && running_[c.owner]++ < expected_[c.owner]) Pend(c.owner, -1);
+    if (delta < 0 && --running_[c.owner] < expected_[c.owner]) Pend(c.owner, +1);
+  }
   const int32_t app = service_app_[c.owner];
   if (app < 0) return;
   app_zone_[zone][app] += delta;
@@ -259,6 +375,7 @@ void PredictedLoad::ClearResidents() {
   for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
     for (auto& counts : *table) std::fill(counts.begin(), counts.end(), 0);
   }
+  if (!expected_.empty()) ResetPending();
   ++version_;
 }
 

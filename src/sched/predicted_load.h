@@ -22,12 +22,14 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/cluster_state.h"
 #include "model/curve.h"
 #include "model/node.h"
 #include "model/resources.h"
+#include "model/workload.h"
 
 namespace archimedes {
 
@@ -43,6 +45,22 @@ struct Demand {
   const float* block_peak = nullptr;  // kNumDims × blocks: the curve's maximum per block
   std::array<float, kNumDims> peak{};
   std::array<int32_t, kNumDims> peak_bin{};
+};
+
+// What the rest of a node's room is expected to hold: the predicted curve of the average replica
+// still to be placed (each pending replica's curve, or its requests flat) and its mean requests.
+// Complementarity scores a placement by the node's peak once its room is filled with it
+// (plugins/complementarity.h).
+struct FillCurve {
+  std::vector<float> curve;   // kNumDims × bins, dimension-major
+  std::vector<float> blocks;  // kNumDims × blocks: the curve's block maxima
+  std::array<double, kNumDims> requests{};
+  std::array<double, kNumDims> per_request{};  // 1 / requests (0 where none): Room multiplies
+
+  bool empty() const { return curve.empty(); }
+  // How many average replicas `free` (unrequested allocatable) holds in cpu and memory, the
+  // dimensions requests bind in; 0 when the services request neither.
+  float Room(const Resources& free) const;
 };
 
 class PredictedLoad {
@@ -113,6 +131,20 @@ class PredictedLoad {
   // verdict; blocks whose maxima stay under the limit are not walked).
   bool StaysUnder(NodeId n, Dim d, const Demand& demand, float limit) const;
 
+  // Each service is expected to run Service::replicas replicas (`services` indexed as SetService
+  // was called); those not resident are pending. Counts follow AddContainer / RemoveContainer.
+  void ExpectReplicas(const std::vector<Service>& services);
+  // The average pending replica; empty when none is pending (or ExpectReplicas was not called).
+  // Rebuilt on first use after a change: O(bins × dims), once per decision.
+  const FillCurve& fill() const;
+  // The node's projected peak in `d` by the hour (per block of bins, each curve's block maximum):
+  // max over blocks of usage + room × fill, and of (usage + demand) + room_with × fill, with
+  // `room` and `room_with` (≤ room) average replicas of `fill` before and after `demand`.
+  // O(blocks): exact peaks at full resolution would cost O(bins) per node, and the sums of a nearly
+  // flat fill and noisy profiles leave block bounds too loose to skip bins.
+  std::pair<float, float> ProjectedPeaks(NodeId n, Dim d, const Demand& demand,
+                                         const FillCurve& fill, float room, float room_with) const;
+
   // Free curves for the batch planner: limit − predicted usage, negative where the prediction
   // already enters the buffer.
   float FreeAt(NodeId n, Dim d, int bin) const { return limit(n, d) - usage_[Offset(n, d) + bin]; }
@@ -139,6 +171,10 @@ class PredictedLoad {
     return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * bins_;
   }
   void Count(const Container& c, int delta);
+  // Recounts the pending replicas from the resident counts.
+  void ResetPending();
+  // Adds `sign` × one replica of the service to the pending sums.
+  void Pend(int32_t service, int sign);
   void UpdatePeak(NodeId n, int d);
   size_t BlockOffset(NodeId n, int d) const {
     return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * blocks_;
@@ -168,6 +204,15 @@ class PredictedLoad {
   // [domain][app or service]
   std::vector<std::vector<int32_t>> app_zone_, app_pod_, service_zone_, service_pod_;
   uint64_t version_ = 0;
+  // Pending replicas: per service expected and resident counts, and the sums over the pending
+  // ones (double, so that adding and removing leaves no drift).
+  std::vector<int32_t> expected_, running_;
+  std::vector<Resources> service_requests_;
+  std::vector<double> pending_curve_;  // dims × bins
+  std::array<double, kNumDims> pending_requests_{};
+  int64_t pending_ = 0;
+  mutable FillCurve fill_;
+  mutable bool fill_stale_ = true;
 };
 
 }  // namespace archimedes

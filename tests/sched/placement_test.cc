@@ -158,6 +158,78 @@ TEST(PredictedLoadTest, UnprofiledServicesCountTheirRequestsFlat) {
   EXPECT_FLOAT_EQ(load.peak(0, Dim::kMemory), static_cast<float>(4 * kGi));
 }
 
+// The fill is the mean of the replicas still pending (expected minus resident, per service), kept
+// through additions, removals, replicas beyond the expected count and ClearResidents.
+TEST(PredictedLoadTest, FillIsTheMeanOfThePendingReplicas) {
+  std::mt19937_64 rng(11);
+  std::vector<Node> nodes = {MakeNode("a", 64000, 256 * kGi), MakeNode("b", 64000, 256 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  std::vector<Service> services(3);
+  for (int s = 0; s < 3; ++s) {
+    services[s].replicas = 2 + s;
+    services[s].requests = Resources::Of(1000 * (s + 1), (s + 1) * kGi);
+    load.SetService(s, s, s < 2 ? load.AddCurve(RandomCurves(rng, 3000, 4.0f * kGi)) : kNoCurve);
+  }
+  load.ExpectReplicas(services);
+  std::vector<int> running(3, 0);
+  // Per-bin mean of the pending replicas, recomputed from scratch.
+  auto expect_fill = [&] {
+    const FillCurve& fill = load.fill();
+    double pending = 0;
+    for (int s = 0; s < 3; ++s) pending += std::max(services[s].replicas - running[s], 0);
+    if (pending == 0) {
+      EXPECT_TRUE(fill.empty());
+      return;
+    }
+    ASSERT_FALSE(fill.empty());
+    for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+      for (int b = 0; b < load.bins(); b += 7) {
+        double sum = 0;
+        for (int s = 0; s < 3; ++s) {
+          const Demand demand = load.DemandOf(ServicePod(s, services[s].requests));
+          const double c = demand.curve ? demand.curve[static_cast<int>(d) * load.bins() + b]
+                                        : demand.peak[static_cast<int>(d)];
+          sum += std::max(services[s].replicas - running[s], 0) * c;
+        }
+        EXPECT_NEAR(fill.curve[static_cast<int>(d) * load.bins() + b], sum / pending,
+                    1e-5 * sum / pending + 1e-3);
+      }
+    }
+  };
+  expect_fill();
+  std::vector<ContainerId> live;
+  for (int step = 0; step < 40; ++step) {
+    if (!live.empty() && rng() % 3 == 0) {
+      const ContainerId id = live[rng() % live.size()];
+      --running[state.container(id).owner];
+      load.RemoveContainer(state.container(id));
+      state.Remove(id);
+      std::erase(live, id);
+    } else {
+      const int32_t s = static_cast<int32_t>(rng() % 3);
+      Container c{.kind = OwnerKind::kService,
+                  .owner = s,
+                  .node = static_cast<NodeId>(rng() % 2),
+                  .requests = services[s].requests};
+      live.push_back(state.Add(c));
+      load.AddContainer(c);
+      ++running[s];
+    }
+    expect_fill();
+  }
+  // Two replicas of the flat service (1 GiB → 3 GiB requests each) and nothing else pending.
+  load.ClearResidents();
+  running = {2, 3, 2};
+  for (int s = 0; s < 3; ++s) {
+    for (int r = 0; r < running[s]; ++r) Place(state, load, s, services[s].requests, 0);
+  }
+  expect_fill();
+  EXPECT_DOUBLE_EQ(load.fill().requests[static_cast<int>(Dim::kCpu)], 3000.0);
+  EXPECT_FLOAT_EQ(load.fill().Room(Resources::Of(10000, 9 * kGi)), 3.0f);  // memory binds
+  EXPECT_FLOAT_EQ(load.fill().Room(Resources::Of(-5, 9 * kGi)), 0.0f);
+}
+
 // Two daytime services cannot share a 10-core node (their peaks sum to 12 cores, over the 9-core
 // limit a 10 % buffer leaves) although their requests (8 cores) fit; a daytime and a night-time
 // service can.
@@ -236,6 +308,41 @@ TEST(ComplementarityTest, PrefersTheNodeWhoseValleyTheContainerFills) {
   EXPECT_FLOAT_EQ(t.rise[0], 1000.0f);  // its 6000 by day over the night service's 1000
   EXPECT_FLOAT_EQ(t.node_peak[0], 6000.0f);
   EXPECT_FLOAT_EQ(scorer.Terms(ctx, day, 0).rise[0], 6000.0f);
+}
+
+// Judged by today's peak alone an empty node charges a container its whole peak, so the first
+// nodes used would take containers until their requests bind. With the room filled by the pending
+// replicas (here night-time ones), a container shaped like them is neutral on an empty node, a
+// day-time one fills the projected valley there, and on a node whose resident already peaks by
+// day it raises the projected peak.
+TEST(ComplementarityTest, ProjectsTheRoomFilledWithThePendingReplicas) {
+  std::vector<Node> nodes = {MakeNode("empty", 32000, 64 * kGi), MakeNode("day", 32000, 64 * kGi)};
+  ClusterState state(nodes);
+  PredictedLoad load(nodes);
+  std::vector<Service> services(3);
+  for (Service& svc : services) svc.requests = Resources::Of(2000, kGi);
+  services[0].replicas = 30;
+  services[2].replicas = 0;
+  load.SetService(0, 0, load.AddCurve(DayNight(false, 1500, 500, 0)));
+  load.SetService(1, 1, load.AddCurve(DayNight(true, 20000, 1000, 0)));
+  load.SetService(2, 2, load.AddCurve(DayNight(true, 1500, 500, 0)));
+  Place(state, load, 1, services[1].requests, 1);
+  const Complementarity scorer({}, 0.0);
+  const PodRequest night = ServicePod(0, services[0].requests);
+  const PodRequest day = ServicePod(2, services[2].requests);
+  EXPECT_EQ(scorer.Score({state, &load}, day, 0), 0);  // nothing pending: today's peak
+  load.ExpectReplicas(services);
+  const SchedulingContext ctx{state, &load};
+  const ComplementarityTerms neutral = scorer.Terms(ctx, night, 0);
+  EXPECT_FLOAT_EQ(neutral.room, 16.0f);  // 32 cores of 2-core replicas
+  EXPECT_FLOAT_EQ(neutral.room_with, 15.0f);
+  EXPECT_FLOAT_EQ(neutral.projected_peak[0], 24000.0f);
+  EXPECT_FLOAT_EQ(neutral.rise[0], 0.0f);
+  EXPECT_EQ(neutral.score, 50);
+  EXPECT_FLOAT_EQ(scorer.Terms(ctx, day, 0).rise[0], -1000.0f);  // 500 + 15 × 1500 at night
+  EXPECT_EQ(scorer.Score(ctx, day, 0), 83);
+  EXPECT_FLOAT_EQ(scorer.Terms(ctx, day, 1).rise[0], 1000.0f);  // 20000 + 1500 + 14 × 500
+  EXPECT_EQ(scorer.Score(ctx, day, 1), 17);
 }
 
 TEST(ComplementarityTest, ClassBonusBreaksTiesTowardsComplementaryNeighbours) {
@@ -345,15 +452,24 @@ TEST_F(RulesTest, PreferredTermsAndClassHints) {
               {.target = AffinityTerm::Target::kClass, .id = 1, .weight = 30},
               {.target = AffinityTerm::Target::kClass, .id = 3, .anti = true, .weight = 10}}}));
   EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 0), 100);  // class 1 here, class 3 absent
-  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 1), 0);
-  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 2), 25);
+  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 1), 60);   // misses both: 100 − 30 − 10
+  EXPECT_EQ(pref.Score(ctx(), ServicePod(0, r_), 2), 70);
+  // A weight-1 term moves the score by 1, however few terms the pod has.
+  InterAppPreference weak(Table(
+      0, {.affinity = {
+              {.target = AffinityTerm::Target::kClass, .id = 3, .anti = true, .weight = 1}}}));
+  EXPECT_EQ(weak.Score(ctx(), ServicePod(0, r_), 0), 100);
+  EXPECT_EQ(weak.Score(ctx(), ServicePod(0, r_), 1), 99);
 
   ProfileSet profiles;
   profiles.hints.push_back(
       PlacementHint{.a = 1, .b = 0, .kind = HintKind::kAffinity, .score = 0.6f});
   std::vector<Service> services(4);
+  EXPECT_TRUE(PlacementInputs::From(services, profiles, load_, PlacementSettings{}, {})
+                  .rules[0]
+                  .affinity.empty());  // hints are off by default
   const PlacementInputs inputs =
-      PlacementInputs::From(services, profiles, load_, PlacementSettings{}, {});
+      PlacementInputs::From(services, profiles, load_, PlacementSettings{.hint_weight = 50}, {});
   ASSERT_EQ(inputs.rules[0].affinity.size(), 1u);
   EXPECT_EQ(inputs.rules[0].affinity[0].id, 1);
   EXPECT_EQ(inputs.rules[0].affinity[0].weight, 30);
@@ -408,20 +524,37 @@ class NaiveComplementarity : public ScorePlugin {
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override {
     const PredictedLoad& load = *ctx.predicted;
     const Demand demand = load.DemandOf(pod);
+    const FillCurve& fill = load.fill();
+    const Resources free = ctx.state.unrequested(node);
+    const float room = fill.empty() ? 0.0f : fill.Room(free);
+    const float room_with = fill.empty() ? 0.0f : fill.Room(free - pod.requests);
     double weighted = 0, weights = 0;
     for (int d = 0; d < kNumDims; ++d) {
       const float limit = load.limit(node, static_cast<Dim>(d));
       if (demand.peak[d] == 0 || limit == 0) continue;
       float after = 0, before = 0;
-      for (int b = 0; b < load.bins(); ++b) {
-        const float u = load.usage(node, static_cast<Dim>(d))[b];
-        const float c = demand.curve ? demand.curve[d * load.bins() + b] : demand.peak[d];
-        after = std::max(after, u + c);
-        before = std::max(before, u);
+      if (fill.empty()) {  // today's peak, bin by bin
+        for (int b = 0; b < load.bins(); ++b) {
+          const float u = load.usage(node, static_cast<Dim>(d))[b];
+          const float c = demand.curve ? demand.curve[d * load.bins() + b] : demand.peak[d];
+          after = std::max(after, u + c);
+          before = std::max(before, u);
+        }
+      } else {  // projected, hour by hour: each curve's maximum over the hour's 12 bins
+        for (int b0 = 0; b0 < load.bins(); b0 += 12) {
+          float u = 0, c = 0, f = 0;
+          for (int b = b0; b < b0 + 12; ++b) {
+            u = std::max(u, load.usage(node, static_cast<Dim>(d))[b]);
+            c = std::max(c, demand.curve ? demand.curve[d * load.bins() + b] : demand.peak[d]);
+            f = std::max(f, fill.curve[d * load.bins() + b]);
+          }
+          after = std::max(after, (u + c) + room_with * f);
+          before = std::max(before, u + room * f);
+        }
       }
-      const float rise = std::clamp(after - before, 0.0f, demand.peak[d]);
+      const float rise = after - before;
       const float w = demand.peak[d] / limit;
-      weighted += w * (1.0 - static_cast<double>(rise) / demand.peak[d]);
+      weighted += w * std::clamp(1.0 - static_cast<double>(rise) / demand.peak[d], 0.0, 2.0) / 2;
       weights += w;
     }
     const double curve = weights > 0 ? weighted / weights : 1.0;
@@ -464,10 +597,12 @@ TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
     }
     for (int s = 0; s < 30; ++s) {
       services[s].requests = Resources::Of(500 + 250 * (s % 6), (1 + s % 4) * kGi);
+      services[s].replicas = 1 + s % 25;  // 375 expected: pending until late, then exceeded
       load.SetService(s, s % 20,
                       s % 7 == 6 ? kNoCurve : load.AddCurve(RandomCurves(rng, 2500, 3.0f * kGi)),
                       s % 5 == 4 ? -1 : s % 4);
     }
+    load.ExpectReplicas(services);
     PlacementSettings settings{.percentage_of_nodes_to_score = 100, .seed = seed};
     PlacementInputs inputs;
     inputs.classes = ClassComplementarity(pairs);

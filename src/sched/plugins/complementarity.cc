@@ -24,19 +24,31 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
   const PredictedLoad* load = ctx.predicted;
   if (load == nullptr) return t;
   const Demand demand = load->DemandOf(pod);
-  const bool empty = load->residents(node) == 0;
+  const FillCurve& fill = load->fill();
+  if (!fill.empty()) {
+    const Resources free = ctx.state.unrequested(node);
+    t.room = fill.Room(free);
+    t.room_with = fill.Room(free - pod.requests);
+  }
   double weighted = 0, weights = 0;
   for (int d = 0; d < kNumDims; ++d) {
-    const float limit = load->limit(node, static_cast<Dim>(d));
+    const Dim dim = static_cast<Dim>(d);
+    const float limit = load->limit(node, dim);
     const float p = demand.peak[d];
-    const float node_peak = load->peak(node, static_cast<Dim>(d));
-    t.node_peak[d] = node_peak;
+    t.node_peak[d] = load->peak(node, dim);
     t.pod_peak[d] = p;
     if (p == 0.0f || limit == 0.0f) continue;
-    const float after = empty ? p : load->PeakWith(node, static_cast<Dim>(d), demand);
-    t.rise[d] = std::clamp(after - node_peak, 0.0f, p);
+    if (!fill.empty()) {
+      const auto [before, after] =
+          load->ProjectedPeaks(node, dim, demand, fill, t.room, t.room_with);
+      t.projected_peak[d] = before;
+      t.rise[d] = after - before;
+    } else {
+      t.projected_peak[d] = t.node_peak[d];
+      t.rise[d] = load->PeakWith(node, dim, demand) - t.node_peak[d];
+    }
     t.weight[d] = p / limit;
-    weighted += t.weight[d] * (1.0 - static_cast<double>(t.rise[d]) / p);
+    weighted += t.weight[d] * std::clamp(1.0 - static_cast<double>(t.rise[d]) / p, 0.0, 2.0) / 2;
     weights += t.weight[d];
   }
   t.curve_score = weights > 0 ? weighted / weights : 1.0;
@@ -69,14 +81,17 @@ std::string DescribeComplementarity(const ComplementarityTerms& t) {
   char buf[160];
   for (int d = 0; d < kNumDims; ++d) {
     if (t.weight[d] == 0.0f) continue;
-    std::snprintf(buf, sizeof buf, "%s%s peak %.4g -> %.4g (+%.0f%% of its own %.4g)",
-                  out.empty() ? "" : ", ", std::string(DimName(static_cast<Dim>(d))).c_str(),
-                  t.node_peak[d], t.node_peak[d] + t.rise[d],
-                  t.pod_peak[d] > 0 ? 100.0 * t.rise[d] / t.pod_peak[d] : 0.0, t.pod_peak[d]);
+    std::snprintf(
+        buf, sizeof buf, "%s%s projected peak %.4g -> %.4g (%+.0f%% of its own %.4g; today %.4g)",
+        out.empty() ? "" : ", ", std::string(DimName(static_cast<Dim>(d))).c_str(),
+        t.projected_peak[d], t.projected_peak[d] + t.rise[d],
+        t.pod_peak[d] > 0 ? 100.0 * t.rise[d] / t.pod_peak[d] : 0.0, t.pod_peak[d], t.node_peak[d]);
     out += buf;
   }
-  std::snprintf(buf, sizeof buf, "; curve %.2f, class %.2f over %d classed neighbours",
-                t.curve_score, t.class_score, t.classed_neighbours);
+  std::snprintf(buf, sizeof buf,
+                "; room %.1f -> %.1f average replicas; curve %.2f, class %.2f over %d classed "
+                "neighbours",
+                t.room, t.room_with, t.curve_score, t.class_score, t.classed_neighbours);
   return out + buf;
 }
 

@@ -2,21 +2,34 @@
 // bins) the new container raises least, so that services peaking at different hours or in
 // different dimensions end up together.
 //
-// Per dimension d the container uses (its predicted peak p_d > 0, on a node that models d):
-//   rise_d = max_b(node_b + container_b) − node peak      (0 ≤ rise_d ≤ p_d)
-//   term_d = 1 − rise_d / p_d                             (1 = fits entirely into a valley)
-// and the curve score is the mean of term_d weighted by p_d / limit_d, the share of the node's
-// usable capacity the container takes in d, so the dimensions where it is large count most.
+// The peak judged is the node's *projected* one: its residents' curves plus the rest of its room
+// (unrequested allocatable, counted in average replicas: FillCurve::Room) filled with the average
+// replica still pending (PredictedLoad::fill()). Nearly every node fills up, so what a container
+// changes is not the node's peak today but the peak of the node it helps complete. Per dimension d
+// the container uses (its predicted peak p_d > 0, on a node that models d), with room k before and
+// k' after it, and peaks taken hour by hour (each curve's maximum over a block of 12 bins):
+//
+//   rise_d = max_h(node_h + container_h + k'·fill_h) − max_h(node_h + k·fill_h)   (rise_d ≤ p_d)
+//   term_d = clamp(1 − rise_d / p_d, 0, 2) / 2
+//
+// 1/2 is neutral (the container is shaped like the pending replica it stands in for), 0 means its
+// whole peak lands on the node's projected peak, above 1/2 it fills a projected valley. Judged by
+// today's peak alone, an empty node costs every container its whole peak, so a greedy choice piles
+// containers on the first nodes used until their requests bind and the last ones land wherever
+// requests still fit. With nothing pending the room is 0 and rise_d is the rise of today's peak,
+// bin by bin (0 ≤ rise_d ≤ p_d).
+//
+// The curve score is the mean of term_d weighted by p_d / limit_d, the share of the node's usable
+// capacity the container takes in d, so the dimensions where it is large count most.
 //
 // Profile classes add a small bonus (share `class_bonus` of the score, default 10 %): the mean
 // complementarity score (ClassPair::score, doubled and capped at 1) of the container's class with
-// the classes of the node's residents. It separates nodes whose curves tie — empty nodes, or
-// containers whose curve is small against the node — in favour of neighbours that profiling found
-// complementary. Without a class for the container or any classed resident the bonus equals the
-// curve score, so it never moves such nodes.
+// the classes of the node's residents. It separates nodes whose curves tie in favour of neighbours
+// that profiling found complementary. Without a class for the container or any classed resident
+// the bonus equals the curve score, so it never moves such nodes.
 //
-// Fast paths give the exact values of the full loop: a flat demand (no profile) raises the peak by
-// exactly its value, and on an empty node the rise is the container's own peak.
+// The peaks come from PredictedLoad::ProjectedPeaks (O(blocks) per dimension) and PeakWith, which
+// give exactly the values of the full loops.
 #ifndef ARCHIMEDES_SCHED_PLUGINS_COMPLEMENTARITY_H_
 #define ARCHIMEDES_SCHED_PLUGINS_COMPLEMENTARITY_H_
 
@@ -50,8 +63,10 @@ class ClassComplementarity {
 struct ComplementarityTerms {
   std::array<float, kNumDims> node_peak{};
   std::array<float, kNumDims> pod_peak{};
-  std::array<float, kNumDims> rise{};
+  std::array<float, kNumDims> projected_peak{};  // max_b(node_b + room × fill_b)
+  std::array<float, kNumDims> rise{};            // of the projected peak
   std::array<float, kNumDims> weight{};  // p_d / limit_d; 0 for dimensions that do not count
+  float room = 0, room_with = 0;         // average replicas the node holds before / after
   double curve_score = 1.0;              // in [0, 1]
   double class_score = 1.0;              // in [0, 1]
   int classed_neighbours = 0;
@@ -74,7 +89,8 @@ class Complementarity : public ScorePlugin {
   double class_bonus_;
 };
 
-// "cpu +0.8 of 2.0 (peak 41.0 → 41.8), memory +0 of 4Gi ... class bonus 0.62 over 3 neighbours".
+// "cpu projected peak 52.1 -> 52.5 (+20% of its own 2000; today 41000), ...; room 6.2 -> 5.2
+// average replicas; curve 0.41, class 0.62 over 3 classed neighbours".
 std::string DescribeComplementarity(const ComplementarityTerms& terms);
 
 }  // namespace archimedes
