@@ -52,7 +52,8 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
   filters.push_back(std::make_unique<InterAppAffinity>(rules));
   filters.push_back(std::make_unique<TopologySpread>(rules));
   std::vector<WeightedScorer> scorers;
-  scorers.push_back({std::make_unique<Complementarity>(inputs.classes, settings.class_bonus),
+  scorers.push_back({std::make_unique<Complementarity>(inputs.classes, settings.class_bonus,
+                                                       settings.project_room),
                      settings.complementarity_weight});
   scorers.push_back(
       {std::make_unique<Fragmentation>(inputs.shape_mix), settings.fragmentation_weight});
@@ -104,7 +105,8 @@ PredictedLoad BuildPredictedLoad(const ClusterState& state, const std::vector<Se
 std::string DescribePlacement(const SchedulingContext& ctx, const PodRequest& pod, NodeId node,
                               const PlacementSettings& settings, const PlacementInputs& inputs) {
   std::string out = "fit: " + DescribeTimeAwareFit(ctx, pod, node);
-  const Complementarity complementarity(inputs.classes, settings.class_bonus);
+  const Complementarity complementarity(inputs.classes, settings.class_bonus,
+                                        settings.project_room);
   const ComplementarityTerms c = complementarity.Terms(ctx, pod, node);
   out += "\ncomplementarity (" + std::to_string(c.score) + "): " + DescribeComplementarity(c);
   const FragmentationTerms f = Fragmentation(inputs.shape_mix).Terms(ctx, pod, node);

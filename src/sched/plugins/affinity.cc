@@ -126,13 +126,14 @@ int64_t InterAppPreference::Score(const SchedulingContext& ctx, const PodRequest
                                   NodeId node) const {
   const PlacementRules* rules = RulesOf(rules_, pod);
   if (rules == nullptr || ctx.predicted == nullptr) return kMaxNodeScore;
-  int64_t missed = 0;
+  int64_t total = 0, met = 0;
   for (const AffinityTerm& term : rules->affinity) {
     if (term.weight <= 0) continue;
+    total += term.weight;
     const int count = CountFor(ctx, term, node);
-    if (term.anti ? count > 0 : count == 0) missed += term.weight;
+    if (term.anti ? count == 0 : count > 0) met += term.weight;
   }
-  return std::max<int64_t>(kMaxNodeScore - missed, 0);
+  return total == 0 ? kMaxNodeScore : met * kMaxNodeScore / total;
 }
 
 bool TopologySpread::Filter(const SchedulingContext& ctx, const PodRequest& pod,

@@ -72,11 +72,8 @@ class InterAppAffinity : public FilterPlugin {
   RulesTable rules_;
 };
 
-// Preferred terms: 100 − (weight of the terms the node does not satisfy), at least 0; 100 without
-// preferred terms. A term's weight (1–100) is what it is worth out of the scorer's 100, whatever
-// other terms the pod has: normalising by the pod's total weight would let a lone weight-1 term
-// (a profile hint from a near-zero peak difference) swing the score from 0 to 100 and outvote the
-// curve-exact Complementarity.
+// Preferred terms: 100 × (weight of the terms the node satisfies) ÷ (total weight); 100 without
+// preferred terms.
 class InterAppPreference : public ScorePlugin {
  public:
   explicit InterAppPreference(RulesTable rules) : rules_(std::move(rules)) {}

@@ -24,11 +24,11 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
   const PredictedLoad* load = ctx.predicted;
   if (load == nullptr) return t;
   const Demand demand = load->DemandOf(pod);
-  const FillCurve& fill = load->fill();
-  if (!fill.empty()) {
+  const FillCurve* fill = project_room_ && !load->fill().empty() ? &load->fill() : nullptr;
+  if (fill != nullptr) {
     const Resources free = ctx.state.unrequested(node);
-    t.room = fill.Room(free);
-    t.room_with = fill.Room(free - pod.requests);
+    t.room = fill->Room(free);
+    t.room_with = fill->Room(free - pod.requests);
   }
   double weighted = 0, weights = 0;
   for (int d = 0; d < kNumDims; ++d) {
@@ -38,9 +38,9 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
     t.node_peak[d] = load->peak(node, dim);
     t.pod_peak[d] = p;
     if (p == 0.0f || limit == 0.0f) continue;
-    if (!fill.empty()) {
+    if (fill != nullptr) {
       const auto [before, after] =
-          load->ProjectedPeaks(node, dim, demand, fill, t.room, t.room_with);
+          load->ProjectedPeaks(node, dim, demand, *fill, t.room, t.room_with);
       t.projected_peak[d] = before;
       t.rise[d] = after - before;
     } else {
@@ -48,7 +48,10 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
       t.rise[d] = load->PeakWith(node, dim, demand) - t.node_peak[d];
     }
     t.weight[d] = p / limit;
-    weighted += t.weight[d] * std::clamp(1.0 - static_cast<double>(t.rise[d]) / p, 0.0, 2.0) / 2;
+    // Projected, a container can lower the peak (it stands in for a pending replica), so the
+    // neutral rise 0 maps to 1/2; today's peak only rises, and rise 0 is the best score.
+    const double term = 1.0 - static_cast<double>(t.rise[d]) / p;
+    weighted += t.weight[d] * (project_room_ ? std::clamp(term, 0.0, 2.0) / 2 : term);
     weights += t.weight[d];
   }
   t.curve_score = weights > 0 ? weighted / weights : 1.0;

@@ -2,22 +2,22 @@
 // bins) the new container raises least, so that services peaking at different hours or in
 // different dimensions end up together.
 //
-// The peak judged is the node's *projected* one: its residents' curves plus the rest of its room
-// (unrequested allocatable, counted in average replicas: FillCurve::Room) filled with the average
-// replica still pending (PredictedLoad::fill()). Nearly every node fills up, so what a container
-// changes is not the node's peak today but the peak of the node it helps complete. Per dimension d
-// the container uses (its predicted peak p_d > 0, on a node that models d), with room k before and
-// k' after it, and peaks taken hour by hour (each curve's maximum over a block of 12 bins):
+// By default the peak judged is today's: per dimension d the container uses (its predicted peak
+// p_d > 0, on a node that models d)
+//   rise_d = max_b(node_b + container_b) − node peak      (0 ≤ rise_d ≤ p_d)
+//   term_d = 1 − rise_d / p_d                             (1 = fits entirely into a valley)
+// Greedy on it, an empty node costs every container its whole peak, so containers pile onto the
+// first nodes used until their requests bind and the last ones land wherever requests still fit.
 //
+// With `project_room` the peak judged is the node's *projected* one: its residents' curves plus
+// the rest of its room (unrequested allocatable, counted in average replicas: FillCurve::Room)
+// filled with the average replica still pending (PredictedLoad::fill()), hour by hour (each
+// curve's maximum over a block of 12 bins), with room k before and k' after the container:
 //   rise_d = max_h(node_h + container_h + k'·fill_h) − max_h(node_h + k·fill_h)   (rise_d ≤ p_d)
 //   term_d = clamp(1 − rise_d / p_d, 0, 2) / 2
-//
 // 1/2 is neutral (the container is shaped like the pending replica it stands in for), 0 means its
-// whole peak lands on the node's projected peak, above 1/2 it fills a projected valley. Judged by
-// today's peak alone, an empty node costs every container its whole peak, so a greedy choice piles
-// containers on the first nodes used until their requests bind and the last ones land wherever
-// requests still fit. With nothing pending the room is 0 and rise_d is the rise of today's peak,
-// bin by bin (0 ≤ rise_d ≤ p_d).
+// whole peak lands on the node's projected peak, above 1/2 it fills a projected valley. With
+// nothing pending the room is 0 and the rise is today's.
 //
 // The curve score is the mean of term_d weighted by p_d / limit_d, the share of the node's usable
 // capacity the container takes in d, so the dimensions where it is large count most.
@@ -75,8 +75,10 @@ struct ComplementarityTerms {
 
 class Complementarity : public ScorePlugin {
  public:
-  explicit Complementarity(ClassComplementarity classes = {}, double class_bonus = 0.1)
-      : classes_(std::move(classes)), class_bonus_(class_bonus) {}
+  // `project_room`: judge the projected peak (above); otherwise today's peak.
+  explicit Complementarity(ClassComplementarity classes = {}, double class_bonus = 0.1,
+                           bool project_room = false)
+      : classes_(std::move(classes)), class_bonus_(class_bonus), project_room_(project_room) {}
   std::string_view name() const override { return "Complementarity"; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 
@@ -87,6 +89,7 @@ class Complementarity : public ScorePlugin {
  private:
   ClassComplementarity classes_;
   double class_bonus_;
+  bool project_room_;
 };
 
 // "cpu projected peak 52.1 -> 52.5 (+20% of its own 2000; today 41000), ...; room 6.2 -> 5.2
