@@ -545,7 +545,8 @@ class NaiveComplementarity : public ScorePlugin {
           before = std::max(before, u + room * f);
         }
       }
-      const float rise = after - before;
+      const float rise =
+          projects ? after - before : std::clamp(after - before, 0.0f, demand.peak[d]);
       const float w = demand.peak[d] / limit;
       const double term = 1.0 - static_cast<double>(rise) / demand.peak[d];
       weighted += w * (projects ? std::clamp(term, 0.0, 2.0) / 2 : term);

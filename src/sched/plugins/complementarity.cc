@@ -44,8 +44,10 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
       t.projected_peak[d] = before;
       t.rise[d] = after - before;
     } else {
+      // On an empty node the peak with the container is its own.
+      const float after = load->residents(node) == 0 ? p : load->PeakWith(node, dim, demand);
       t.projected_peak[d] = t.node_peak[d];
-      t.rise[d] = load->PeakWith(node, dim, demand) - t.node_peak[d];
+      t.rise[d] = std::clamp(after - t.node_peak[d], 0.0f, p);
     }
     t.weight[d] = p / limit;
     // Projected, a container can lower the peak (it stands in for a pending replica), so the
