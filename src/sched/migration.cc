@@ -29,11 +29,14 @@ MigrationTrigger ShouldMigrate(OwnerKind kind, const MigrationEvidence& evidence
 
 std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler,
                                         const SchedulingContext& ctx, ContainerId id,
-                                        const PodRequest& pod, int64_t now) {
+                                        const PodRequest& pod, int64_t now,
+                                        std::span<const NodeId> excluded) {
   const Container old = state.container(id);
   const NodeCondition source_condition = state.node(old.node).condition;
   state.SetCondition(old.node, NodeCondition::kNotReady);
+  for (NodeId n : excluded) state.SetCondition(n, NodeCondition::kNotReady);
   const NodeId target = scheduler.Schedule(ctx, pod);
+  for (NodeId n : excluded) state.SetCondition(n, NodeCondition::kReady);
   state.SetCondition(old.node, source_condition);
   if (target < 0 || target == old.node) return std::nullopt;
   Container replacement = old;

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "model/cluster_state.h"
@@ -64,15 +65,18 @@ struct Migration {
 };
 
 // The "make" half: schedules a replacement of container `id` with `pod` (its owner's request, as
-// for a new replica) on any node but the source, adds it to `state` with start time `now`, and
-// returns both ids. std::nullopt, with `state` unchanged, when no other node passes the filters.
-// The source is excluded by marking it not Ready for the one Schedule call, so `scheduler` must
-// include the NodeReady filter, as every policy does. No allocation beyond the scheduler's own.
-// `ctx` is what the scheduler reads (its `state` must be `state`: the source node is hidden from
-// the scheduler through it).
+// for a new replica) on any node but the source and the nodes in `excluded` (distinct Ready nodes
+// other than the source, e.g. those the replacement would make hot: moving harm elsewhere is no
+// relief), adds it to `state` with start
+// time `now`, and returns both ids. std::nullopt, with `state` unchanged, when no other node passes
+// the filters. Excluded nodes are hidden by marking them not Ready for the one Schedule call, so
+// `scheduler` must include the NodeReady filter, as every policy does. No allocation beyond the
+// scheduler's own. `ctx` is what the scheduler reads (its `state` must be `state`: the hidden
+// nodes are hidden from the scheduler through it).
 std::optional<Migration> StartMigration(ClusterState& state, Scheduler& scheduler,
                                         const SchedulingContext& ctx, ContainerId id,
-                                        const PodRequest& pod, int64_t now);
+                                        const PodRequest& pod, int64_t now,
+                                        std::span<const NodeId> excluded = {});
 
 }  // namespace archimedes
 

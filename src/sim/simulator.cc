@@ -150,6 +150,8 @@ class Simulation {
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
   bool Migrate(ContainerId id);
   void FinishMigrations();
+  void FinishMove(const Move& m);
+  Usage PredictedRise(NodeId n, const Usage& usage) const;
   std::vector<Move>::iterator FindMove(ContainerId id);
   void EndScaleOut(int32_t s);
   void WatchHealth();
@@ -173,6 +175,11 @@ class Simulation {
   std::vector<TaskRun> tasks_;  // by ContainerId
   std::vector<Usage> node_usage_;
   std::vector<uint8_t> node_hot_;
+  // Per node, the services' usage at its last usage tick with their predicted rise (PredictedRise),
+  // plus the replacements moved there since: where a make-before-break move may go without making
+  // its target hot.
+  std::vector<Usage> node_service_usage_;
+  std::vector<NodeId> no_room_;  // reused by Migrate
   std::priority_queue<TaskFinish, std::vector<TaskFinish>, std::greater<>> finishes_;
   std::vector<ServiceEvent> service_events_;
   std::vector<NodeEvent> node_events_;
@@ -269,6 +276,7 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       jobs_(workload_.jobs.size()),
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
+      node_service_usage_(scenario.nodes.size()),
       node_freed_(scenario.nodes.size()),
       end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
@@ -347,6 +355,7 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     node_index_[e.spec.name] = n;
     node_usage_.emplace_back();
     node_hot_.push_back(0);
+    node_service_usage_.emplace_back();
     node_freed_.push_back(0);
     batch_allocatable_.emplace_back();
     service_usage_ring_.resize(service_usage_ring_.size() + kPeakWindow);
@@ -975,16 +984,47 @@ void Simulation::UpdateBatchAllocatable(NodeId n, const Usage& service_usage) {
   batch_allocatable_[n] = allocatable;
 }
 
+// With profiles, how much the services on node `n`, using `usage` now, are predicted to rise within
+// the migration horizon, scaled by how far their usage runs above the prediction now (a surge the
+// profiles never saw); zero without profiles. A make-before-break move relieves its node only a
+// start-up later, so it must start before the node is hot and cover what is still to come, and
+// its target must have room for it.
+Usage Simulation::PredictedRise(NodeId n, const Usage& usage) const {
+  Usage rise{};
+  if (!predicted_) return rise;
+  const int bins = predicted_->bins();
+  const int bin = predicted_->BinAt(now_);
+  const int horizon = static_cast<int>(migration_rule_.breach_horizon_s / (kSecondsPerDay / bins));
+  for (Dim dim : {Dim::kCpu, Dim::kMemory}) {
+    const int d = static_cast<int>(dim);
+    const std::span<const float> curve = predicted_->usage(n, dim);
+    if (curve[bin] <= 0) continue;
+    float peak = curve[bin];
+    for (int b = 1; b <= horizon; ++b) peak = std::max(peak, curve[(bin + b) % bins]);
+    rise[d] = std::max(1.0F, usage[d] / curve[bin]) * (peak - curve[bin]);
+  }
+  return rise;
+}
+
 // Brings node `n` back under its thresholds before the kernel or the hardware would. Batch yields
 // the memory it holds above `batch_memory_threshold` of capacity (the burst buffer), as far as its
 // own memory goes. Services are moved (make-before-break) or evicted, SLA-ordered, only by the
 // minimal evictor and only when the services alone exceed the hot thresholds: `cpu_threshold`
-// (batch CPU is throttled instead, never a reason to evict) or all of the memory.
+// (batch CPU is throttled instead, never a reason to evict) or all of the memory. A replica whose
+// move off `n` is under way still runs until its replacement is ready, but is already leaving: its
+// usage does not count towards the services' need, or further replicas would be moved for it. It
+// and replacements still starting on `n` are no candidates (neither serves from `n` for long, nor
+// yet).
 void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_memory_threshold) {
   const Node& node = state_.node(n);
-  double service_cpu = 0, service_memory = 0, batch_memory = 0;
+  double service_cpu = 0, service_memory = 0, leaving_cpu = 0, leaving_memory = 0, batch_memory = 0;
   for (const auto& [id, u] : node_containers_) {
     if (state_.container(id).kind == OwnerKind::kService) {
+      if (auto move = FindMove(id); move != moves_.end() && move->old == id) {
+        leaving_cpu += u[0];
+        leaving_memory += u[1];
+        continue;
+      }
       service_cpu += u[0];
       service_memory += u[1];
     } else {
@@ -992,15 +1032,18 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_me
     }
   }
   const double memory_capacity = static_cast<double>(node.capacity.memory());
-  const double batch_need = std::min(
-      batch_memory,
-      std::max(0.0, service_memory + batch_memory - batch_memory_threshold * memory_capacity));
+  // Until it stops, a leaving replica's memory is in use: batch yields to it too.
+  const double batch_need =
+      std::min(batch_memory, std::max(0.0, service_memory + leaving_memory + batch_memory -
+                                               batch_memory_threshold * memory_capacity));
   Resources service_need;
   if (policy_.eviction == EvictionMode::kMinimal) {
+    const Usage rise = PredictedRise(n, {static_cast<float>(service_cpu + leaving_cpu),
+                                         static_cast<float>(service_memory + leaving_memory)});
     service_need[Dim::kMemory] = static_cast<int64_t>(
-        std::max(0.0, service_memory - options_.memory_hot_threshold * memory_capacity));
-    service_need[Dim::kCpu] = static_cast<int64_t>(
-        std::max(0.0, service_cpu - cpu_threshold * static_cast<double>(node.capacity.cpu())));
+        std::max(0.0, service_memory + rise[1] - options_.memory_hot_threshold * memory_capacity));
+    service_need[Dim::kCpu] = static_cast<int64_t>(std::max(
+        0.0, service_cpu + rise[0] - cpu_threshold * static_cast<double>(node.capacity.cpu())));
   }
   if (batch_need < 1 && service_need.IsZero()) return;
   const bool services = !service_need.IsZero();
@@ -1008,6 +1051,7 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_me
   for (const auto& [id, u] : node_containers_) {
     const Container& c = state_.container(id);
     if ((c.kind == OwnerKind::kService) != services) continue;
+    if (services && FindMove(id) != moves_.end()) continue;
     EvictionCandidate e{.id = id,
                         .sla = {.kind = c.kind, .priority = c.priority, .start_time = c.start_time},
                         .usage = RoundUsage(u)};
@@ -1079,23 +1123,42 @@ double Simulation::YieldBatch(NodeId n) {
 }
 
 // Make-before-break: the replacement is placed and started elsewhere; the old replica serves until
-// the replacement is ready (FinishMigrations), so the service loses no replica-time. A replica
-// whose move is under way is moving already.
+// the replacement is ready (FinishMigrations), so the service loses no replica-time. `id` must be
+// a replica that is not moving yet. Nodes where the replica's current usage, added to their
+// services', would cross a hot threshold are no target: the move would only take the harm there.
 bool Simulation::Migrate(ContainerId id) {
-  if (FindMove(id) != moves_.end()) return true;
   const Container old = state_.container(id);
-  std::optional<Migration> m =
-      StartMigration(state_, policy_.services, Context(), id, ServicePod(old.owner), now_);
+  const Usage usage = ContainerUsage(old);
+  no_room_.clear();
+  for (NodeId t = 0; t < state_.num_nodes(); ++t) {
+    if (t == old.node || !state_.ready(t)) continue;
+    const Resources& capacity = state_.node(t).capacity;
+    const Usage& there = node_service_usage_[t];
+    if (there[0] + usage[0] > options_.cpu_hot_threshold * static_cast<double>(capacity.cpu()) ||
+        there[1] + usage[1] >
+            options_.memory_hot_threshold * static_cast<double>(capacity.memory())) {
+      no_room_.push_back(t);
+    }
+  }
+  std::optional<Migration> m = StartMigration(state_, policy_.services, Context(), id,
+                                              ServicePod(old.owner), now_, no_room_);
   if (!m) return false;
   if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
-  moves_.push_back({.old = id,
-                    .replacement = m->replacement,
-                    .ready_at = now_ + workload_.services[old.owner].startup_s});
+  for (int d = 0; d < kNumDims; ++d) node_service_usage_[m->target][d] += usage[d];
   ++migrations_;
+  const Move move{.old = id,
+                  .replacement = m->replacement,
+                  .ready_at = now_ + workload_.services[old.owner].startup_s};
+  // A replacement that is ready at once takes over at once: the old replica does not linger.
+  if (move.ready_at <= now_) {
+    FinishMove(move);
+  } else {
+    moves_.push_back(move);
+  }
   return true;
 }
 
-// The "break" of the moves whose replacement is ready: it takes the old replica's place.
+// The "break" of the moves whose replacement is ready.
 void Simulation::FinishMigrations() {
   for (size_t i = 0; i < moves_.size();) {
     const Move m = moves_[i];
@@ -1104,12 +1167,17 @@ void Simulation::FinishMigrations() {
       continue;
     }
     moves_.erase(moves_.begin() + static_cast<std::ptrdiff_t>(i));
-    const int32_t s = state_.container(m.old).owner;
-    ServiceRun& run = services_[s];
-    *std::find(run.running.begin(), run.running.end(), m.old) = m.replacement;
-    RemoveContainer(m.old);
-    if (run.scaled_for == m.old) EndScaleOut(s);
+    FinishMove(m);
   }
+}
+
+// The replacement of `m` takes the old replica's place, which stops.
+void Simulation::FinishMove(const Move& m) {
+  const int32_t s = state_.container(m.old).owner;
+  ServiceRun& run = services_[s];
+  *std::find(run.running.begin(), run.running.end(), m.old) = m.replacement;
+  RemoveContainer(m.old);
+  if (run.scaled_for == m.old) EndScaleOut(s);
 }
 
 // The move in which `id` is the old replica or the replacement.
@@ -1245,6 +1313,9 @@ void Simulation::UsageTick() {
       Usage& sum = state_.container(id).kind == OwnerKind::kService ? service_usage : batch_usage;
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
     }
+    node_service_usage_[n] = service_usage;
+    const Usage rise = PredictedRise(n, service_usage);
+    for (int d = 0; d < kNumDims; ++d) node_service_usage_[n][d] += rise[d];
     if (reclaiming) UpdateBatchAllocatable(n, service_usage);
     if (planner_) ObserveServices(n, service_usage);
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());

@@ -108,6 +108,32 @@ TEST(MigrationTest, NoCapacityElsewhereChangesNothing) {
   EXPECT_EQ(state.requested(1).cpu(), 6000);
 }
 
+TEST(MigrationTest, ExcludedNodesAreNoTargetAndStayReady) {
+  // LeastAllocated would pick b, the emptiest node but the source; b is excluded, so c it is.
+  ClusterState state({MakeNode("a", 8000), MakeNode("b", 16000), MakeNode("c", 8000)});
+  const PodRequest pod = ReplicaPod(2000);
+  Place(state, 2, ReplicaPod(1000));
+  const ContainerId old = Place(state, 0, pod);
+  Policy policy = MakePolicy("k8s-default", 1);
+  const std::vector<NodeId> excluded = {1};
+  const auto m =
+      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0, excluded);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->target, 2);
+  EXPECT_TRUE(state.ready(0));
+  EXPECT_TRUE(state.ready(1));
+  // With every other node excluded there is nowhere to go, and nothing changes.
+  const std::vector<NodeId> all_others = {1, 2};
+  EXPECT_FALSE(StartMigration(state, policy.services, SchedulingContext{state}, m->replacement, pod,
+                              0, std::vector<NodeId>{0, 1})
+                   .has_value());
+  EXPECT_FALSE(
+      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0, all_others)
+          .has_value());
+  EXPECT_EQ(state.num_containers(), 3);
+  EXPECT_TRUE(state.ready(1) && state.ready(2));
+}
+
 TEST(MigrationTest, AFailedSourceStaysNotReady) {
   ClusterState state({MakeNode("a", 8000), MakeNode("b", 8000)});
   const PodRequest pod = ReplicaPod(2000);
