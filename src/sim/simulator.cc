@@ -11,7 +11,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "profile/profiler.h"
 #include "sched/archimedes_placement.h"
 #include "sched/batch_planner.h"
 #include "sched/eviction.h"
@@ -22,6 +21,7 @@
 #include "sim/explain.h"
 #include "sim/health_monitor.h"
 #include "sim/usage_model.h"
+#include "sim/warmup_profiles.h"
 
 namespace archimedes {
 namespace {
@@ -143,7 +143,6 @@ class Simulation {
   void UsageTick();
   void SampleMetrics();
   void SetUpProfiles();
-  ProfileSet LearnWarmupProfiles() const;
   SchedulingContext Context() const;
   Resources TaskRoom(NodeId n) const;
   void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
@@ -1445,30 +1444,14 @@ void Simulation::SampleMetrics() {
   ++allocation_samples_;
 }
 
-ProfileSet Simulation::LearnWarmupProfiles() const {
-  Profiler profiler;
-  constexpr int64_t kSampleStep = 300;
-  for (size_t s = 0; s < workload_.services.size(); ++s) {
-    const Service& svc = workload_.services[s];
-    const int64_t from = std::max<int64_t>(svc.start_time, 0);
-    const int64_t to = std::min(svc.end_time, options_.warmup_s);
-    for (int r = 0; r < svc.replicas && from < to; ++r) {
-      const int container = profiler.ContainerIndex(svc.app, svc.name + "-" + std::to_string(r));
-      for (int64_t t = from - from % kSampleStep; t < to; t += kSampleStep) {
-        profiler.Add(container, t,
-                     ServiceReplicaUsage(svc, static_cast<int32_t>(s), r, t, options_.seed));
-      }
-    }
-  }
-  return profiler.Finish();
-}
-
 void Simulation::SetUpProfiles() {
   if (policy_.service_placement != ServicePlacement::kProfiles &&
       policy_.batch_placement != BatchPlacement::kPlanned) {
     return;
   }
-  const ProfileSet learned = options_.profiles != nullptr ? ProfileSet{} : LearnWarmupProfiles();
+  const ProfileSet learned = options_.profiles != nullptr
+                                 ? ProfileSet{}
+                                 : LearnWarmupProfiles(workload_, options_.warmup_s, options_.seed);
   const ProfileSet& profiles = options_.profiles != nullptr ? *options_.profiles : learned;
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
