@@ -47,7 +47,7 @@ std::vector<int> KeptNodes(const std::vector<Node>& fleet, int nodes) {
   for (size_t t = 0; t < types.size(); ++t) {
     const int64_t size = static_cast<int64_t>(types[t].size());
     for (int64_t i = 0; i < keep[t]; ++i) {
-      kept.push_back(types[t][(2 * i + 1) * size / (2 * keep[t])]);  // evenly spaced
+      kept.push_back(types[t][(2 * i + 1) * size / (int64_t{2} * keep[t])]);  // evenly spaced
     }
   }
   std::sort(kept.begin(), kept.end());
@@ -101,7 +101,7 @@ ShrinkResult FindSmallestFleet(const Scenario& scenario, const std::string& poli
   ShrinkResult result{.policy = policy, .full_nodes = total};
   auto record = [&](ShrinkStep step) {
     if (options.on_step) options.on_step(policy, step);
-    result.steps.push_back(std::move(step));
+    result.steps.push_back(step);
     return result.steps.back();
   };
   auto simulate = [&](int nodes) {
