@@ -160,7 +160,9 @@ TEST(ProfilerTest, ComplementaryClassesGetAffinity) {
   EXPECT_TRUE(affinity);
   EXPECT_TRUE(same_class_stacks);
   for (const ClassPair& p : set.complementarity) {
-    if (p.a == p.b) EXPECT_NEAR(p.score, 0.0f, 1e-4);
+    if (p.a == p.b) {
+      EXPECT_NEAR(p.score, 0.0f, 1e-4);
+    }
   }
 }
 

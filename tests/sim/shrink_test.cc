@@ -126,11 +126,15 @@ TEST(ShrinkSearchTest, FindsTheFewestNodesWithoutHotNodes) {
     EXPECT_NEAR(r.at_needed.predicted_peak_sum[0], 18000, 1);
     bool two_simulated = false;
     for (const ShrinkStep& step : r.steps) {
-      if (step.nodes == 1) EXPECT_FALSE(step.simulated) << "12 cores requested on 8";
+      if (step.nodes == 1) {
+        EXPECT_FALSE(step.simulated) << "12 cores requested on 8";
+      }
       if (step.nodes != 2) continue;
       two_simulated = true;
       EXPECT_FALSE(step.hosts);
-      if (policy == "k8s-default") EXPECT_GT(step.metrics.hot_node_time, 0);
+      if (policy == "k8s-default") {
+        EXPECT_GT(step.metrics.hot_node_time, 0);
+      }
     }
     EXPECT_TRUE(two_simulated);
   }
