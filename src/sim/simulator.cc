@@ -1536,7 +1536,9 @@ Metrics Simulation::Summarize() {
     m.tasks_running += run.running;
     m.tasks_queued += run.pending;
     m.tasks_failed += run.failed;
-    if (run.pending == 0 && job.submit_time >= options_.warmup_s) {
+    // A job submitted after the end never waited in the run: it is not judged.
+    const bool submitted = j < next_job_;
+    if (submitted && run.pending == 0 && job.submit_time >= options_.warmup_s) {
       JudgeStarts(job, job.tasks - run.first_started, false);  // never started
     }
     const bool due = job.submit_time >= options_.warmup_s &&

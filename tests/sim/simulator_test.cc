@@ -165,6 +165,22 @@ TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
   EXPECT_TRUE(service_always_there);  // the service is never the victim
 }
 
+TEST(SimulatorTest, JobsSubmittedAfterTheEndAreNotJudged) {
+  Scenario scenario;
+  scenario.duration_s = 3600;
+  scenario.nodes = {MakeNode("a", 8000, 8LL << 30)};
+  scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 1LL << 30), 600, 60));
+  scenario.workload.jobs.push_back(OneTaskJob(7200, Resources::Of(1000, 1LL << 30), 600, 60));
+  for (const char* name : {"k8s-default", "reclaim", "archimedes"}) {
+    Policy policy = MakePolicy(name, 1);
+    SimOptions options;
+    options.warmup_s = 0;
+    const Metrics m = Simulate(scenario, policy, options);
+    EXPECT_EQ(m.tasks_submitted, 1) << name;
+    EXPECT_EQ(m.started_within_tolerance, 1.0) << name;
+  }
+}
+
 TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   Scenario scenario;
   scenario.duration_s = 2 * 3600;
