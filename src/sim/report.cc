@@ -4,7 +4,6 @@
 #include <functional>
 
 namespace archimedes {
-namespace {
 
 std::string Fixed(double v, int decimals) {
   char buf[64];
@@ -12,9 +11,9 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
-std::string Percent(double v) { return Fixed(100.0 * v, 1) + "%"; }
+std::string Percent(double share) { return Fixed(100.0 * share, 1) + "%"; }
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+namespace {
 
 struct Row {
   std::string label;

@@ -1,12 +1,12 @@
 #include "sim/shrink.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
 
 #include "sched/policy.h"
 #include "sim/peak_load.h"
+#include "sim/report.h"
 
 namespace archimedes {
 namespace {
@@ -61,16 +61,6 @@ bool RequestsFit(const std::vector<Node>& fleet, const std::vector<int>& kept,
   for (int n : kept) allocatable += fleet[n].allocatable;
   return need.cpu() <= allocatable.cpu() && need.memory() <= allocatable.memory();
 }
-
-std::string Fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string Percent(double v) { return Fixed(100.0 * v, 1) + "%"; }
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 }  // namespace
 
