@@ -78,7 +78,9 @@ void RegisterServices(PredictedLoad& load, const std::vector<Service>& services,
     const AppProfile* profile = profiles.normalized ? nullptr : profiles.Find(app);
     if (profile != nullptr) {
       auto it = curves.find(app);
-      if (it == curves.end()) it = curves.emplace(app, load.AddCurve(profile->high)).first;
+      if (it == curves.end()) {
+        it = curves.emplace(app, load.AddCurve(profile->high, profile->mean)).first;
+      }
       curve = it->second;
       profile_class = profile->class_id;
     }

@@ -1,6 +1,7 @@
 #include "sched/predicted_load.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #if defined(__SSE2__)
@@ -51,6 +52,10 @@ int PredictedLoad::BinAt(int64_t t) const {
 NodeId PredictedLoad::AddNode(const Node& node) {
   const NodeId n = num_nodes();
   usage_.resize(usage_.size() + static_cast<size_t>(kNumDims) * bins_, 0.0f);
+  mean_sum_.resize(usage_.size(), 0.0f);
+  deviation_sq_.resize(usage_.size(), 0.0);
+  quantile_.resize(usage_.size(), 0.0f);
+  groups_.emplace_back();
   peak_.resize(peak_.size() + kNumDims, 0.0f);
   peak_bin_.resize(peak_bin_.size() + kNumDims, 0);
   block_peak_.resize(block_peak_.size() + static_cast<size_t>(kNumDims) * blocks_, 0.0f);
@@ -79,11 +84,52 @@ int32_t PredictedLoad::DomainId(const std::string& name,
   return it->second;
 }
 
-CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& curves) {
+CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& high,
+                                const std::array<DailyCurve, kNumDims>& mean) {
+  const CurveId id = AddHighCurve(high);
+  AddMoments(&mean);
+  return id;
+}
+
+CurveId PredictedLoad::AddCurve(const std::array<DailyCurve, kNumDims>& high) {
+  const CurveId id = AddHighCurve(high);
+  AddMoments(nullptr);
+  return id;
+}
+
+void PredictedLoad::AddMoments(const std::array<DailyCurve, kNumDims>* mean) {
+  const size_t base = curve_mean_.size();  // the new curve's first value
+  for (int d = 0; d < kNumDims; ++d) {
+    // A mean that is zero all day beside a nonzero high is missing (a profile that carries only
+    // its high curve), not a claim that every replica's usage is pure deviation.
+    bool has_mean = false;
+    if (mean != nullptr) {
+      for (int k = 0; k < (*mean)[d].bins() && !has_mean; ++k) has_mean = (*mean)[d][k] > 0;
+    }
+    for (int b = 0; b < bins_; ++b) {
+      const float high = curves_[base + static_cast<size_t>(d) * bins_ + b];
+      float m = high;
+      if (has_mean) {
+        // The average of the overlapping source bins: the mean over our bin.
+        const DailyCurve& src = (*mean)[d];
+        const int src_bins = src.bins();
+        const int first = static_cast<int>(static_cast<int64_t>(b) * src_bins / bins_);
+        const int last = static_cast<int>((static_cast<int64_t>(b + 1) * src_bins - 1) / bins_);
+        double sum = 0;
+        for (int k = first; k <= last; ++k) sum += src[k];
+        m = std::clamp(static_cast<float>(sum / (last - first + 1)), 0.0f, high);
+      }
+      curve_mean_.push_back(m);
+      curve_dev_.push_back(high - m);
+    }
+  }
+}
+
+CurveId PredictedLoad::AddHighCurve(const std::array<DailyCurve, kNumDims>& high) {
   const CurveId id = static_cast<CurveId>(curve_peak_.size());
   Demand peaks;
   for (int d = 0; d < kNumDims; ++d) {
-    const DailyCurve& src = curves[d];
+    const DailyCurve& src = high[d];
     const int src_bins = src.bins();
     for (int b = 0; b < bins_; ++b) {
       // Source bins overlapping [b, b+1) of ours, in units of 1 / (bins_ × src_bins) of a day.
@@ -146,6 +192,7 @@ Demand PredictedLoad::DemandOf(const PodRequest& pod) const {
     const CurveId id = service_curve(pod.owner);
     if (id != kNoCurve) {
       Demand demand = curve_peak_[id];
+      demand.id = id;
       demand.curve = &curves_[static_cast<size_t>(id) * kNumDims * bins_];
       demand.block_peak = &curve_blocks_[static_cast<size_t>(id) * kNumDims * blocks_];
       return demand;
@@ -170,6 +217,7 @@ void PredictedLoad::Add(NodeId n, const Demand& demand) {
     }
     UpdatePeak(n, d);
   }
+  UpdateQuantile(n, demand, +1);
   ++residents_[n];
 }
 
@@ -180,6 +228,7 @@ void PredictedLoad::Remove(NodeId n, const Demand& demand) {
     std::fill_n(&peak_[static_cast<size_t>(n) * kNumDims], kNumDims, 0.0f);
     std::fill_n(&peak_bin_[static_cast<size_t>(n) * kNumDims], kNumDims, 0);
     std::fill_n(&block_peak_[BlockOffset(n, 0)], static_cast<size_t>(kNumDims) * blocks_, 0.0f);
+    ClearQuantile(n);
     return;
   }
   for (int d = 0; d < kNumDims; ++d) {
@@ -192,6 +241,77 @@ void PredictedLoad::Remove(NodeId n, const Demand& demand) {
       for (int b = 0; b < bins_; ++b) u[b] -= c[b];
     }
     UpdatePeak(n, d);
+  }
+  UpdateQuantile(n, demand, -1);
+}
+
+void PredictedLoad::ClearQuantile(NodeId n) {
+  const size_t first = Offset(n, Dim::kCpu), count = static_cast<size_t>(kNumDims) * bins_;
+  std::fill_n(&mean_sum_[first], count, 0.0f);
+  std::fill_n(&deviation_sq_[first], count, 0.0);
+  std::fill_n(&quantile_[first], count, 0.0f);
+  groups_[n].clear();
+}
+
+void PredictedLoad::UpdateQuantile(NodeId n, const Demand& demand, int sign) {
+  // A group of k replicas deviates by k × dev, so one more (or one fewer) changes the sum of
+  // squared group deviations by (2k ± 1) × dev² with k counted before the change.
+  const float* mean = nullptr;
+  const float* dev = nullptr;
+  double factor = 0;
+  bool group_emptied = false;
+  if (demand.id != kNoCurve) {
+    const size_t at = static_cast<size_t>(demand.id) * kNumDims * bins_;
+    mean = &curve_mean_[at];
+    dev = &curve_dev_[at];
+    auto& groups = groups_[n];
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == demand.id; });
+    if (it == groups.end() && sign > 0) {
+      groups.emplace_back(demand.id, 0);
+      it = groups.end() - 1;
+    }
+    if (it != groups.end()) {
+      const int32_t k = it->second;
+      factor = sign > 0 ? 2.0 * k + 1 : -(2.0 * k - 1);
+      it->second += sign;
+      if (it->second <= 0) {
+        groups.erase(it);
+        group_emptied = groups.empty();
+      }
+    }
+  } else if (demand.curve != nullptr) {
+    mean = demand.curve;  // a curve given by hand: its own mean, no deviation
+  }
+  for (int d = 0; d < kNumDims; ++d) {
+    if (demand.peak[d] == 0.0f) continue;
+    const size_t off = Offset(n, static_cast<Dim>(d));
+    float* m = &mean_sum_[off];
+    double* v = &deviation_sq_[off];
+    float* q = &quantile_[off];
+    if (mean == nullptr) {
+      for (int b = 0; b < bins_; ++b) m[b] += static_cast<float>(sign) * demand.peak[d];
+    } else {
+      const float* md = mean + static_cast<size_t>(d) * bins_;
+      for (int b = 0; b < bins_; ++b) m[b] += static_cast<float>(sign) * md[b];
+    }
+    if (dev != nullptr) {
+      const float* dd = dev + static_cast<size_t>(d) * bins_;
+      for (int b = 0; b < bins_; ++b) {
+        const double x = dd[b];
+        v[b] += factor * x * x;
+      }
+    }
+    for (int b = 0; b < bins_; ++b) {
+      q[b] = std::max(m[b] + static_cast<float>(std::sqrt(std::max(v[b], 0.0))), 0.0f);
+    }
+  }
+  if (!group_emptied) return;
+  // Exact zero once no profiled resident is left: the squares would otherwise leave dust.
+  for (int d = 0; d < kNumDims; ++d) {
+    const size_t off = Offset(n, static_cast<Dim>(d));
+    std::fill_n(&deviation_sq_[off], bins_, 0.0);
+    for (int b = 0; b < bins_; ++b) quantile_[off + b] = std::max(mean_sum_[off + b], 0.0f);
   }
 }
 
@@ -371,6 +491,10 @@ void PredictedLoad::ClearResidents() {
   std::fill(peak_.begin(), peak_.end(), 0.0f);
   std::fill(peak_bin_.begin(), peak_bin_.end(), 0);
   std::fill(block_peak_.begin(), block_peak_.end(), 0.0f);
+  std::fill(mean_sum_.begin(), mean_sum_.end(), 0.0f);
+  std::fill(deviation_sq_.begin(), deviation_sq_.end(), 0.0);
+  std::fill(quantile_.begin(), quantile_.end(), 0.0f);
+  for (auto& groups : groups_) groups.clear();
   std::fill(residents_.begin(), residents_.end(), 0);
   for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
     for (auto& counts : *table) std::fill(counts.begin(), counts.end(), 0);
@@ -380,13 +504,13 @@ void PredictedLoad::ClearResidents() {
 }
 
 void PredictedLoad::FreeCurve(NodeId n, Dim d, std::span<float> out) const {
-  const float* u = &usage_[Offset(n, d)];
+  const float* u = &quantile_[Offset(n, d)];
   const float lim = limit(n, d);
   for (int b = 0; b < bins_; ++b) out[b] = lim - u[b];
 }
 
 float PredictedLoad::MinFree(NodeId n, Dim d, int first_bin, int num_bins) const {
-  const float* u = &usage_[Offset(n, d)];
+  const float* u = &quantile_[Offset(n, d)];
   float most = 0.0f;
   int b = ((first_bin % bins_) + bins_) % bins_;
   for (int i = 0; i < std::min(num_bins, bins_); ++i) {

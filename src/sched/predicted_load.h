@@ -3,6 +3,18 @@
 // contiguous float array (nodes × dims × bins), with each node's per-dimension peak over the day
 // (its envelope) kept up to date. A resident without a profile counts its requests flat.
 //
+// Beside that sum, which service placement reads (a replica must fit at its own high quantile),
+// it keeps a node-level quantile for batch, which only needs the node's total to stay under the
+// buffer: per node, dimension and bin
+//
+//   Σ_i mean_i + sqrt(Σ_g (Σ_{i ∈ g} (high_i − mean_i))²)
+//
+// where g runs over groups of residents predicted by one curve (one application's profile).
+// Deviations of replicas of one application add linearly, because real replicas share their
+// traffic; only different applications multiplex (add in quadrature). A flat resident (requests,
+// no profile) counts its requests linearly with no deviation. With one resident per group the
+// quantile is the sum; it is never above it. Both are kept incrementally by Add and Remove.
+//
 // Curves are registered once (AddCurve) and services are mapped to their curve, application and
 // class once (SetService), so a decision looks nothing up by name. Add and Remove cost
 // O(bins × dims). Every node also has a limit per dimension, capacity × (1 − buffer): predicted
@@ -45,6 +57,9 @@ struct Demand {
   const float* block_peak = nullptr;  // kNumDims × blocks: the curve's maximum per block
   std::array<float, kNumDims> peak{};
   std::array<int32_t, kNumDims> peak_bin{};
+  // The registered curve (its mean and deviation feed the node quantile); kNoCurve for a flat
+  // demand, or for a curve given by hand, which then counts linearly as its own mean.
+  CurveId id = kNoCurve;
 };
 
 // What the rest of a node's room is expected to hold: the predicted curve of the average replica
@@ -78,8 +93,13 @@ class PredictedLoad {
   NodeId AddNode(const Node& node);
 
   // Registers per-dimension curves (any bin count dividing a day; resampled to bins() taking the
-  // maximum of the overlapping source bins, so the prediction never drops a peak).
-  CurveId AddCurve(const std::array<DailyCurve, kNumDims>& curves);
+  // maximum of the overlapping source bins, so the prediction never drops a peak). `high` is the
+  // high quantile of one replica; `mean` its mean (resampled as the average of the overlapping
+  // source bins, and capped at `high`). Without `mean`, the curve is its own mean: it adds to the
+  // node quantile linearly, as to the sum.
+  CurveId AddCurve(const std::array<DailyCurve, kNumDims>& high);
+  CurveId AddCurve(const std::array<DailyCurve, kNumDims>& high,
+                   const std::array<DailyCurve, kNumDims>& mean);
   std::span<const float> curve(CurveId id, Dim d) const;
   const std::array<float, kNumDims>& curve_peak(CurveId id) const { return curve_peak_[id].peak; }
 
@@ -110,6 +130,13 @@ class PredictedLoad {
   std::span<const float> usage(NodeId n, Dim d) const {
     return {&usage_[Offset(n, d)], static_cast<size_t>(bins_)};
   }
+  // The node-level quantile of node `n` in `d` (see the top of this file), one value per bin;
+  // ≤ usage(n, d). node_quantiles() is the whole nodes × dims × bins array, node-major then
+  // dimension, as usage() is laid out: the batch planner's input.
+  std::span<const float> node_quantile(NodeId n, Dim d) const {
+    return {&quantile_[Offset(n, d)], static_cast<size_t>(bins_)};
+  }
+  std::span<const float> node_quantiles() const { return quantile_; }
   float peak(NodeId n, Dim d) const {
     return peak_[static_cast<size_t>(n) * kNumDims + static_cast<int>(d)];
   }
@@ -145,9 +172,11 @@ class PredictedLoad {
   std::pair<float, float> ProjectedPeaks(NodeId n, Dim d, const Demand& demand,
                                          const FillCurve& fill, float room, float room_with) const;
 
-  // Free curves for the batch planner: limit − predicted usage, negative where the prediction
-  // already enters the buffer.
-  float FreeAt(NodeId n, Dim d, int bin) const { return limit(n, d) - usage_[Offset(n, d) + bin]; }
+  // Free curves for batch: limit − the node quantile, negative where it already enters the
+  // buffer. Batch needs only the node's total under the limit, not each replica's high quantile.
+  float FreeAt(NodeId n, Dim d, int bin) const {
+    return limit(n, d) - quantile_[Offset(n, d) + bin];
+  }
   // `out` must hold bins() values.
   void FreeCurve(NodeId n, Dim d, std::span<float> out) const;
   // The least free over `num_bins` bins from `first_bin`, wrapping around midnight.
@@ -176,6 +205,13 @@ class PredictedLoad {
   // Adds `sign` × one replica of the service to the pending sums.
   void Pend(int32_t service, int sign);
   void UpdatePeak(NodeId n, int d);
+  // Adds (sign +1) or removes (−1) one resident's share of the node quantile of node `n`.
+  void UpdateQuantile(NodeId n, const Demand& demand, int sign);
+  void ClearQuantile(NodeId n);
+  // Appends a high curve to curves_ (resampled), its block maxima and its peaks.
+  CurveId AddHighCurve(const std::array<DailyCurve, kNumDims>& high);
+  // Registers the mean and deviation of the curve just appended to curves_.
+  void AddMoments(const std::array<DailyCurve, kNumDims>* mean);
   size_t BlockOffset(NodeId n, int d) const {
     return (static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)) * blocks_;
   }
@@ -196,6 +232,15 @@ class PredictedLoad {
   std::vector<float> curves_;        // curves × dims × bins
   std::vector<float> curve_blocks_;  // curves × dims × blocks
   std::vector<Demand> curve_peak_;   // per curve: its peaks and peak bins (curve unset)
+  // The node quantile: per curve its mean and deviation (high − mean, ≥ 0), curves × dims × bins;
+  // per node, dimension and bin the sum of means (float, like usage_) and the sum over groups of
+  // squared group deviations (double: terms are added and subtracted for as long as the node
+  // lives); per node the resident count of each curve (a few entries, searched linearly).
+  std::vector<float> curve_mean_, curve_dev_;
+  std::vector<float> mean_sum_;
+  std::vector<double> deviation_sq_;
+  std::vector<float> quantile_;
+  std::vector<std::vector<std::pair<CurveId, int32_t>>> groups_;
   std::vector<int32_t> service_app_, service_curve_, service_class_;
   int num_apps_ = 0;
   std::vector<int32_t> node_zone_, node_pod_;
