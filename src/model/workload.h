@@ -50,6 +50,11 @@ struct Service {
   int64_t startup_s = 90;
 };
 
+// The application `service` belongs to: Service::app, or its name when that is empty.
+inline const std::string& AppName(const Service& service) {
+  return service.app.empty() ? service.name : service.app;
+}
+
 enum class JobType : uint8_t { kServerless, kOffline };
 std::string_view JobTypeName(JobType type);
 std::optional<JobType> ParseJobType(std::string_view name);

@@ -130,7 +130,7 @@ void Profiler::SetRequests(const Scenario& scenario) {
       request[d] = static_cast<double>(s.requests.amount[d]);
       limit[d] = static_cast<double>(s.limits.amount[d]);
     }
-    const std::string& app = s.app.empty() ? s.name : s.app;
+    const std::string& app = AppName(s);
     SetRequest(app, request, s.replicas);
     if (!s.limits.IsZero()) SetLimit(app, limit);
   }

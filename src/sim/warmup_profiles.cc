@@ -16,7 +16,8 @@ ProfileSet LearnWarmupProfiles(const Workload& workload, int64_t warmup_s, uint6
     const int64_t from = std::max<int64_t>(svc.start_time, 0);
     const int64_t to = std::min(svc.end_time, warmup_s);
     for (int r = 0; r < svc.replicas && from < to; ++r) {
-      const int container = profiler.ContainerIndex(svc.app, svc.name + "-" + std::to_string(r));
+      const int container =
+          profiler.ContainerIndex(AppName(svc), svc.name + "-" + std::to_string(r));
       for (int64_t t = from - from % kSampleStep; t < to; t += kSampleStep) {
         profiler.Add(container, t, ServiceReplicaUsage(svc, static_cast<int32_t>(s), r, t, seed));
       }
