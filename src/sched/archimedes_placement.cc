@@ -11,6 +11,18 @@
 #include "sched/plugins/time_aware_fit.h"
 
 namespace archimedes {
+namespace {
+
+// kAntiAffinityReduction of profile/complementarity.h (not included: its function Complementarity
+// would hide the scorer's class of that name here).
+constexpr float kAntiAffinityThreshold = 0.03f;
+
+}  // namespace
+
+float HintStrength(const PlacementHint& hint) {
+  if (hint.kind == HintKind::kAffinity) return hint.score;
+  return std::clamp(kAntiAffinityThreshold - hint.score, 0.0f, kAntiAffinityThreshold);
+}
 
 PlacementInputs PlacementInputs::From(const std::vector<Service>& services,
                                       const ProfileSet& profiles, const PredictedLoad& load,
@@ -28,9 +40,10 @@ PlacementInputs PlacementInputs::From(const std::vector<Service>& services,
     if (own_class < 0 || settings.hint_weight <= 0) continue;
     for (const PlacementHint& hint : profiles.hints) {
       if (hint.a != own_class && hint.b != own_class) continue;
-      const int weight = std::clamp(
-          static_cast<int>(std::lround(hint.score * static_cast<float>(settings.hint_weight))), 1,
-          100);
+      const int weight =
+          std::clamp(static_cast<int>(std::lround(HintStrength(hint) *
+                                                  static_cast<float>(settings.hint_weight))),
+                     1, 100);
       rules.affinity.push_back(AffinityTerm{.target = AffinityTerm::Target::kClass,
                                             .id = hint.a == own_class ? hint.b : hint.a,
                                             .topology = Topology::kNode,

@@ -38,7 +38,8 @@ struct PlacementSettings {
   int64_t affinity_weight = 1;  // preferred inter-application terms (and profile hints)
   int64_t spread_weight = 1;
   double class_bonus = 0.1;  // share of the complementarity score from profile classes
-  // Preferred affinity weight (1–100) of a profile hint with score 1; 0 ignores hints.
+  // Preferred affinity weight (1–100) of a profile hint of strength 1 (HintStrength); 0 ignores
+  // hints.
   int hint_weight = 50;
   // Complementarity judges the node's projected peak, its room filled with the average pending
   // replica, instead of today's peak (plugins/complementarity.h). Lowers the sum of predicted
@@ -62,6 +63,14 @@ struct PlacementInputs {
                               const PredictedLoad& load, const PlacementSettings& settings,
                               TaskShapeMix shape_mix);
 };
+
+// How strongly a profile hint asks for (or against) co-location, in units of peak reduction. An
+// affinity hint: its score (what co-locating the classes lowers their peak by, ≥ kAffinityScore
+// of profile/complementarity.h). An anti-affinity hint, whose score is the small reduction
+// co-locating achieves (< kAntiAffinityReduction): how far that falls below the threshold, so the
+// more the peaks stack, the stronger the hint, and a hint at the threshold has strength 0. The
+// preferred term's weight is round(strength × hint_weight), clamped to 1–100.
+float HintStrength(const PlacementHint& hint);
 
 // Filters NodeReady, TimeAwareFit, MaxPerNode, NodeSelector, InterAppAffinity, TopologySpread;
 // scorers Complementarity, Fragmentation, InterAppPreference, TopologySpreadScore (in that order,

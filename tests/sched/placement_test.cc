@@ -468,6 +468,39 @@ TEST_F(RulesTest, PreferredTermsAndClassHints) {
   EXPECT_TRUE(inputs.rules[2].affinity.empty());
 }
 
+// An anti-affinity hint's score is the small peak reduction co-locating achieves (below the 0.03
+// threshold): the smaller it is, the more the peaks stack and the more the hint weighs, by how far
+// it falls below the threshold (0 at the threshold, so weights grow continuously from where hints
+// begin). Weighing by the score itself made the strongest hints the weakest.
+TEST_F(RulesTest, AntiAffinityHintsWeighMoreTheMoreThePeaksStack) {
+  EXPECT_FLOAT_EQ(HintStrength({.kind = HintKind::kAffinity, .score = 0.16f}), 0.16f);
+  EXPECT_FLOAT_EQ(HintStrength({.kind = HintKind::kAntiAffinity, .score = 0.0f}), 0.03f);
+  EXPECT_NEAR(HintStrength({.kind = HintKind::kAntiAffinity, .score = 0.02f}), 0.01f, 1e-6f);
+  EXPECT_FLOAT_EQ(HintStrength({.kind = HintKind::kAntiAffinity, .score = 0.05f}), 0.0f);
+  EXPECT_GT(HintStrength({.kind = HintKind::kAntiAffinity, .score = 0.005f}),
+            HintStrength({.kind = HintKind::kAntiAffinity, .score = 0.025f}));
+
+  ProfileSet profiles;
+  profiles.hints.push_back(
+      PlacementHint{.a = 0, .b = 1, .kind = HintKind::kAffinity, .score = 0.16f});
+  profiles.hints.push_back(
+      PlacementHint{.a = 0, .b = 2, .kind = HintKind::kAntiAffinity, .score = 0.0f});
+  profiles.hints.push_back(
+      PlacementHint{.a = 3, .b = 0, .kind = HintKind::kAntiAffinity, .score = 0.02f});
+  std::vector<Service> services(4);
+  const PlacementInputs inputs =
+      PlacementInputs::From(services, profiles, load_, PlacementSettings{.hint_weight = 100}, {});
+  ASSERT_EQ(inputs.rules[0].affinity.size(), 3u);
+  EXPECT_EQ(inputs.rules[0].affinity[0].weight, 16);  // 0.16 × 100
+  EXPECT_FALSE(inputs.rules[0].affinity[0].anti);
+  EXPECT_EQ(inputs.rules[0].affinity[1].id, 2);
+  EXPECT_TRUE(inputs.rules[0].affinity[1].anti);
+  EXPECT_EQ(inputs.rules[0].affinity[1].weight, 3);  // peaks stack fully: 0.03 × 100
+  EXPECT_EQ(inputs.rules[0].affinity[2].id, 3);
+  EXPECT_EQ(inputs.rules[0].affinity[2].weight, 1);  // 0.01 × 100
+  EXPECT_EQ(inputs.rules[3].affinity[0].weight, 1);
+}
+
 TEST_F(RulesTest, SpreadAcrossZones) {
   const PlacementRules hard{.spread = true,
                             .spread_rule = {.topology = Topology::kZone, .max_skew = 1}};
