@@ -864,21 +864,18 @@ PlannerInput Simulation::PlannerInputNow() {
     }
   }
   UpdateServerlessReserve();
-  // PredictedLoad keeps one contiguous nodes × kNumDims × bins array, node-major then dimension:
-  // the layout the planner reads.
-  const size_t values = static_cast<size_t>(nodes) * kNumDims * predicted_->bins();
-  return PlannerInput{
-      .now = now_,
-      .capacity = plan_capacity_,
-      .schedulable = plan_schedulable_,
-      .service_usage = nodes > 0
-                           ? std::span<const float>(predicted_->usage(0, Dim::kCpu).data(), values)
-                           : std::span<const float>(),
-      .usage_bins = predicted_->bins(),
-      .observed_service_usage = observed_service_,
-      .serverless_reserve = serverless_reserve_,
-      .running = plan_running_,
-      .pending = plan_pending_};
+  // The node-level quantile (PredictedLoad keeps it as one contiguous nodes × kNumDims × bins
+  // array, the layout the planner reads): batch needs the node's total under the buffer, not each
+  // resident at its own high quantile at once.
+  return PlannerInput{.now = now_,
+                      .capacity = plan_capacity_,
+                      .schedulable = plan_schedulable_,
+                      .service_usage = predicted_->node_quantiles(),
+                      .usage_bins = predicted_->bins(),
+                      .observed_service_usage = observed_service_,
+                      .serverless_reserve = serverless_reserve_,
+                      .running = plan_running_,
+                      .pending = plan_pending_};
 }
 
 void Simulation::SampleServerlessDemand() {
