@@ -8,6 +8,7 @@
 
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
+#include "sched/plugins/node_selector.h"
 #include "sched/plugins/time_aware_fit.h"
 
 namespace archimedes {
@@ -33,9 +34,6 @@ PlacementInputs PlacementInputs::From(const std::vector<Service>& services,
   inputs.rules.resize(services.size());
   for (size_t s = 0; s < services.size(); ++s) {
     PlacementRules& rules = inputs.rules[s];
-    for (const auto& [key, value] : services[s].node_selector) {
-      rules.node_selector.emplace_back(key, value);
-    }
     const int32_t own_class = load.service_class(static_cast<int32_t>(s));
     if (own_class < 0 || settings.hint_weight <= 0) continue;
     for (const PlacementHint& hint : profiles.hints) {
@@ -61,7 +59,7 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
   filters.push_back(std::make_unique<NodeReady>());
   filters.push_back(std::make_unique<TimeAwareFit>());
   filters.push_back(std::make_unique<MaxPerNode>());
-  filters.push_back(std::make_unique<NodeSelector>(rules));
+  filters.push_back(std::make_unique<NodeSelector>());
   filters.push_back(std::make_unique<InterAppAffinity>(rules));
   filters.push_back(std::make_unique<TopologySpread>(rules));
   std::vector<WeightedScorer> scorers;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <span>
@@ -31,6 +32,9 @@ struct PodRequest {
   int max_per_node = 0;             // replicas of the same owner allowed on one node; 0 = no limit
   int64_t duration_estimate_s = 0;  // batch tasks: how long the task is expected to run
   bool serverless = false;          // batch tasks: may use the serverless reserve
+  // Services: the labels a node must carry (NodeSelector); null for none. Points into the
+  // workload, which outlives every decision.
+  const std::map<std::string, std::string>* node_selector = nullptr;
 };
 
 // Everything a plugin may read about the fleet for one decision.

@@ -6,6 +6,7 @@
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
+#include "sched/plugins/node_selector.h"
 #include "sched/plugins/reclaimed_fit.h"
 #include "sched/plugins/resource_allocation.h"
 #include "sched/plugins/time_aware_batch_fit.h"
@@ -18,6 +19,7 @@ std::vector<std::unique_ptr<FilterPlugin>> KubernetesFilters() {
   filters.push_back(std::make_unique<NodeReady>());
   filters.push_back(std::make_unique<NodeResourcesFit>());
   filters.push_back(std::make_unique<MaxPerNode>());
+  filters.push_back(std::make_unique<NodeSelector>());
   return filters;
 }
 

@@ -724,7 +724,8 @@ PlacedFleet PlaceServices(const Scenario& scenario, uint64_t seed) {
                    .priority = svc.priority,
                    .kind = OwnerKind::kService,
                    .owner = s,
-                   .max_per_node = svc.max_per_node};
+                   .max_per_node = svc.max_per_node,
+                   .node_selector = svc.node_selector.empty() ? nullptr : &svc.node_selector};
     for (int r = 0; r < svc.replicas; ++r) {
       NodeId n = policy.services.Schedule(ctx, pod);
       if (n < 0) {

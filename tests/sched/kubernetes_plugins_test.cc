@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "sched/framework.h"
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
@@ -93,6 +96,28 @@ TEST(KubernetesPluginsTest, DefaultSpreadsAndBinpackPacks) {
     int used = 0;
     for (NodeId n = 0; n < 5; ++n) used += !state.containers_on(n).empty();
     EXPECT_EQ(used, std::string(name) == "k8s-default" ? 5 : 1) << name;
+  }
+}
+
+// Kubernetes' NodeAffinity filter: a pod with a nodeSelector lands only on a node with the labels
+// (the GPU trace pins services to a gpu-model this way), under every policy.
+TEST(KubernetesPluginsTest, EveryPolicyHonoursTheNodeSelector) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
+  nodes[2].labels["gpu-model"] = "A100";
+  const std::map<std::string, std::string> selector = {{"gpu-model", "A100"}};
+  for (const std::string& name : PolicyNames()) {
+    ClusterState state(nodes);
+    Policy policy = MakePolicy(name, 1);
+    const PodRequest pod{.requests = Resources::Of(1000, 4 * kGi), .node_selector = &selector};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(policy.services.Schedule(SchedulingContext{state}, pod), 2) << name;
+      state.Add({.node = 2, .requests = pod.requests});
+    }
+    nodes[2].labels.clear();
+    ClusterState unlabelled(nodes);
+    EXPECT_EQ(policy.services.Schedule(SchedulingContext{unlabelled}, pod), -1) << name;
+    nodes[2].labels["gpu-model"] = "A100";
   }
 }
 

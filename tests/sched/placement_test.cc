@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -11,6 +12,7 @@
 #include "sched/plugins/fragmentation.h"
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
+#include "sched/plugins/node_selector.h"
 #include "sched/plugins/time_aware_fit.h"
 #include "sched/policy.h"
 #include "sched/predicted_load.h"
@@ -412,13 +414,17 @@ TEST_F(RulesTest, NodeSelectorMatchesLabelsAndTopology) {
     n.labels["accelerator"] = "a100";
     return n;
   }());
-  NodeSelector by_label(Table(0, {.node_selector = {{"accelerator", "a100"}}}));
-  EXPECT_FALSE(by_label.Filter(ctx(), ServicePod(0, r_), 0));
-  EXPECT_TRUE(by_label.Filter(ctx(), ServicePod(0, r_), 3));
-  NodeSelector by_zone(Table(0, {.node_selector = {{"topology.kubernetes.io/zone", "z2"}}}));
-  EXPECT_FALSE(by_zone.Filter(ctx(), ServicePod(0, r_), 1));
-  EXPECT_TRUE(by_zone.Filter(ctx(), ServicePod(0, r_), 2));
-  EXPECT_TRUE(by_zone.Filter(ctx(), ServicePod(1, r_), 1)) << "other services have no rule";
+  const NodeSelector selector;
+  const std::map<std::string, std::string> by_label = {{"accelerator", "a100"}};
+  PodRequest pod = ServicePod(0, r_);
+  pod.node_selector = &by_label;
+  EXPECT_FALSE(selector.Filter(ctx(), pod, 0));
+  EXPECT_TRUE(selector.Filter(ctx(), pod, 3));
+  const std::map<std::string, std::string> by_zone = {{"topology.kubernetes.io/zone", "z2"}};
+  pod.node_selector = &by_zone;
+  EXPECT_FALSE(selector.Filter(ctx(), pod, 1));
+  EXPECT_TRUE(selector.Filter(ctx(), pod, 2));
+  EXPECT_TRUE(selector.Filter(ctx(), ServicePod(1, r_), 1)) << "a pod without a selector";
 }
 
 TEST_F(RulesTest, RequiredAffinityAndAntiAffinity) {
@@ -652,7 +658,7 @@ TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
     filters.push_back(std::make_unique<NodeReady>());
     filters.push_back(std::make_unique<NaiveTimeAwareFit>());
     filters.push_back(std::make_unique<MaxPerNode>());
-    filters.push_back(std::make_unique<NodeSelector>(rules));
+    filters.push_back(std::make_unique<NodeSelector>());
     filters.push_back(std::make_unique<InterAppAffinity>(rules));
     filters.push_back(std::make_unique<TopologySpread>(rules));
     std::vector<WeightedScorer> scorers;

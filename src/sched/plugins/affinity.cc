@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sched/plugins/node_selector.h"
 #include "sched/predicted_load.h"
 
 namespace archimedes {
@@ -14,14 +15,6 @@ const PlacementRules* RulesOf(const RulesTable& rules, const PodRequest& pod) {
     return nullptr;
   }
   return &(*rules)[pod.owner];
-}
-
-bool LabelMatches(const Node& node, const std::string& key, const std::string& value) {
-  if (key == "topology.kubernetes.io/zone") return node.zone == value;
-  if (key == "archimedes.io/pod") return node.pod == value;
-  if (key == "kubernetes.io/hostname") return node.name == value;
-  auto it = node.labels.find(key);
-  return it != node.labels.end() && it->second == value;
 }
 
 // Containers the term counts in the domain of `node`.
@@ -102,16 +95,6 @@ int ServiceReplicasIn(const SchedulingContext& ctx, int32_t service, Topology to
                                      : load.service_in_pod(service, load.pod_of(node));
 }
 
-bool NodeSelector::Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const {
-  const PlacementRules* rules = RulesOf(rules_, pod);
-  if (rules == nullptr) return true;
-  const Node& n = ctx.state.node(node);
-  for (const auto& [key, value] : rules->node_selector) {
-    if (!LabelMatches(n, key, value)) return false;
-  }
-  return true;
-}
-
 bool InterAppAffinity::Filter(const SchedulingContext& ctx, const PodRequest& pod,
                               NodeId node) const {
   const PlacementRules* rules = RulesOf(rules_, pod);
@@ -171,7 +154,8 @@ std::string DescribeRules(const SchedulingContext& ctx, const PodRequest& pod, N
   std::string out;
   char buf[200];
   const Node& n = ctx.state.node(node);
-  for (const auto& [key, value] : rules.node_selector) {
+  const std::map<std::string, std::string> none;
+  for (const auto& [key, value] : pod.node_selector != nullptr ? *pod.node_selector : none) {
     std::snprintf(buf, sizeof buf, "%sselector %s=%s %s", out.empty() ? "" : "; ", key.c_str(),
                   value.c_str(), LabelMatches(n, key, value) ? "matches" : "does not match");
     out += buf;

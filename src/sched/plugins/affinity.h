@@ -1,9 +1,8 @@
-// Placement rules of services beyond resources: node labels (node selector), inter-application
+// Placement rules of services beyond resources and node labels (NodeSelector): inter-application
 // affinity and anti-affinity (required or preferred, per node, zone or POD, towards an application
 // or towards a profile class, which is how PlacementHints from profiling enter), and spread of a
 // service's replicas across zones or PODs (a soft scorer and an optional hard maximum skew), with
-// the semantics of the Kubernetes plugins NodeAffinity (nodeSelector), InterPodAffinity and
-// PodTopologySpread.
+// the semantics of the Kubernetes plugins InterPodAffinity and PodTopologySpread.
 //
 // Rules are per service index (PodRequest::owner), in a table shared by the plugins. Applications,
 // classes and per-domain counts come from ctx.predicted (PredictedLoad), per-node residents from
@@ -40,25 +39,12 @@ struct SpreadRule {
 };
 
 struct PlacementRules {
-  // Node labels that must match. The keys "topology.kubernetes.io/zone", "archimedes.io/pod" and
-  // "kubernetes.io/hostname" match the node's zone, POD and name.
-  std::vector<std::pair<std::string, std::string>> node_selector;
   std::vector<AffinityTerm> affinity;
   bool spread = false;
   SpreadRule spread_rule;
 };
 
 using RulesTable = std::shared_ptr<const std::vector<PlacementRules>>;
-
-class NodeSelector : public FilterPlugin {
- public:
-  explicit NodeSelector(RulesTable rules) : rules_(std::move(rules)) {}
-  std::string_view name() const override { return "NodeSelector"; }
-  bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
-
- private:
-  RulesTable rules_;
-};
 
 // Required terms. As in Kubernetes, a required affinity to the pod's own application is met
 // anywhere while no replica of it runs (the first replica must go somewhere).
@@ -124,7 +110,8 @@ class TopologySpreadScore : public ScorePlugin {
 // Replicas of `service` in the domain of `node` under `topology` (node: its residents).
 int ServiceReplicasIn(const SchedulingContext& ctx, int32_t service, Topology topology,
                       NodeId node);
-// Per-term verdicts for explanations: "requires app 3 on node: 0 there (fails); ...".
+// Per-term verdicts for explanations, the pod's node selector first: "selector disk=nvme matches;
+// requires app 3 on node: 0 there (fails); ...".
 std::string DescribeRules(const SchedulingContext& ctx, const PodRequest& pod, NodeId node,
                           const PlacementRules& rules);
 
