@@ -154,9 +154,12 @@ class Simulation {
   void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
   bool Migrate(ContainerId id);
+  void StopLeavingReplicas(NodeId n, double cpu_threshold);
+  int ReadyReplicas(int32_t s) const;
   void FinishMigrations();
   void FinishMove(const Move& m);
   Usage PredictedRise(NodeId n, const Usage& usage) const;
+  const Usage& ServiceUsageNow(NodeId n);
   std::vector<Move>::iterator FindMove(ContainerId id);
   void EndScaleOut(int32_t s);
   void WatchHealth();
@@ -180,10 +183,11 @@ class Simulation {
   std::vector<TaskRun> tasks_;  // by ContainerId
   std::vector<Usage> node_usage_;
   std::vector<uint8_t> node_hot_;
-  // Per node, the services' usage at its last usage tick with their predicted rise (PredictedRise),
-  // plus the replacements moved there since: where a make-before-break move may go without making
-  // its target hot.
+  // Per node, the services' usage at the time in node_service_usage_at_ with their predicted rise
+  // (PredictedRise), plus the replacements moved there since: where a make-before-break move may go
+  // without making its target hot (ServiceUsageNow).
   std::vector<Usage> node_service_usage_;
+  std::vector<int64_t> node_service_usage_at_;
   std::vector<NodeId> no_room_;  // reused by Migrate
   std::priority_queue<TaskFinish, std::vector<TaskFinish>, std::greater<>> finishes_;
   std::vector<ServiceEvent> service_events_;
@@ -247,6 +251,7 @@ class Simulation {
   std::vector<int32_t> budget_;
   std::vector<ContainerId> victims_;
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
+  std::vector<std::pair<ContainerId, Usage>> leaving_;  // reused by StopLeavingReplicas
   bool explained_ = false;
 
   // Planned batch (BatchPlacement::kPlanned): the planner and its inputs, reused across calls.
@@ -285,6 +290,7 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
       node_service_usage_(scenario.nodes.size()),
+      node_service_usage_at_(scenario.nodes.size(), -1),
       node_freed_(scenario.nodes.size()),
       end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
@@ -338,7 +344,8 @@ PodRequest Simulation::ServicePod(int32_t s) const {
                     .priority = svc.priority,
                     .kind = OwnerKind::kService,
                     .owner = s,
-                    .max_per_node = svc.max_per_node};
+                    .max_per_node = svc.max_per_node,
+                    .node_selector = svc.node_selector.empty() ? nullptr : &svc.node_selector};
 }
 
 SchedulingContext Simulation::Context() const {
@@ -364,6 +371,7 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     node_usage_.emplace_back();
     node_hot_.push_back(0);
     node_service_usage_.emplace_back();
+    node_service_usage_at_.push_back(-1);
     node_freed_.push_back(0);
     batch_allocatable_.emplace_back();
     service_usage_ring_.resize(service_usage_ring_.size() + kPeakWindow);
@@ -1165,7 +1173,7 @@ bool Simulation::Migrate(ContainerId id) {
   for (NodeId t = 0; t < state_.num_nodes(); ++t) {
     if (t == old.node || !state_.ready(t)) continue;
     const Resources& capacity = state_.node(t).capacity;
-    const Usage& there = node_service_usage_[t];
+    const Usage& there = ServiceUsageNow(t);
     if (there[0] + room[0] > options_.cpu_hot_threshold * static_cast<double>(capacity.cpu()) ||
         there[1] + room[1] >
             options_.memory_hot_threshold * static_cast<double>(capacity.memory())) {
@@ -1188,6 +1196,69 @@ bool Simulation::Migrate(ContainerId id) {
     moves_.push_back(move);
   }
   return true;
+}
+
+// node_service_usage_[n], brought up to now if the usage tick has not reached node `n` yet: a move
+// chosen early in a tick must not judge a target by its usage before a step (a surge's first
+// minute) that has already reached it.
+const Usage& Simulation::ServiceUsageNow(NodeId n) {
+  if (node_service_usage_at_[n] == now_) return node_service_usage_[n];
+  Usage usage{};
+  for (ContainerId id : state_.containers_on(n)) {
+    const Container& c = state_.container(id);
+    if (c.kind != OwnerKind::kService) continue;
+    const Usage u = ContainerUsage(c);
+    for (int d = 0; d < kNumDims; ++d) usage[d] += u[d];
+  }
+  const Usage rise = PredictedRise(n, usage);
+  for (int d = 0; d < kNumDims; ++d) usage[d] += rise[d];
+  node_service_usage_[n] = usage;
+  node_service_usage_at_[n] = now_;
+  return node_service_usage_[n];
+}
+
+// A hot node serves none of its replicas, so a replica waiting for its replacement on a node whose
+// services are over `cpu_threshold` or the memory threshold now serves nobody, and keeps its
+// neighbours from serving: leaving replicas on `n` stop at once, the largest first, until the node
+// is under, as far as their services' minimum availability allows.
+void Simulation::StopLeavingReplicas(NodeId n, double cpu_threshold) {
+  const Resources& capacity = state_.node(n).capacity;
+  std::array<double, 2> over{
+      -cpu_threshold * static_cast<double>(capacity.cpu()),
+      -options_.memory_hot_threshold * static_cast<double>(capacity.memory())};
+  leaving_.clear();
+  for (const auto& [id, u] : node_containers_) {
+    if (!state_.alive(id)) continue;
+    const Container& c = state_.container(id);
+    if (c.node != n || c.kind != OwnerKind::kService) continue;
+    over[0] += u[0];
+    over[1] += u[1];
+    if (auto move = FindMove(id); move != moves_.end() && move->old == id)
+      leaving_.push_back({id, u});
+  }
+  if (over[0] <= 0 && over[1] <= 0) return;
+  const int dim = over[0] > 0 ? 0 : 1;
+  std::sort(leaving_.begin(), leaving_.end(),
+            [dim](const auto& a, const auto& b) { return a.second[dim] > b.second[dim]; });
+  for (const auto& [id, u] : leaving_) {
+    if (over[0] <= 0 && over[1] <= 0) break;
+    const int32_t s = state_.container(id).owner;
+    if (ReadyReplicas(s) <= workload_.services[s].sla.min_available) continue;
+    const auto move = FindMove(id);
+    const Move m = *move;
+    moves_.erase(move);
+    FinishMove(m);
+    over[0] -= u[0];
+    over[1] -= u[1];
+  }
+}
+
+// Replicas of service `s` whose start-up is over.
+int Simulation::ReadyReplicas(int32_t s) const {
+  const int64_t startup = workload_.services[s].startup_s;
+  return static_cast<int>(std::count_if(
+      services_[s].running.begin(), services_[s].running.end(),
+      [&](ContainerId id) { return now_ >= state_.container(id).start_time + startup; }));
 }
 
 // The "break" of the moves whose replacement is ready.
@@ -1339,6 +1410,7 @@ void Simulation::UsageTick() {
     if (policy_.eviction != EvictionMode::kNone) {
       RelievePressure(n, options_.cpu_hot_threshold, 1.0 - policy_.buffer);
     }
+    if (!moves_.empty()) StopLeavingReplicas(n, options_.cpu_hot_threshold);
     Usage service_usage{}, batch_usage{};
     for (const auto& [id, u] : node_containers_) {
       if (!state_.alive(id) || state_.container(id).node != n) continue;  // evicted or moved
@@ -1346,6 +1418,7 @@ void Simulation::UsageTick() {
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
     }
     node_service_usage_[n] = service_usage;
+    node_service_usage_at_[n] = now_;
     const Usage rise = PredictedRise(n, service_usage);
     for (int d = 0; d < kNumDims; ++d) node_service_usage_[n][d] += rise[d];
     if (reclaiming) UpdateBatchAllocatable(n, service_usage);
