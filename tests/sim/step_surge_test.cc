@@ -65,52 +65,36 @@ Scenario TwoNodes(Service on_a, Service on_b) {
   return scenario;
 }
 
-struct Outcome {
-  Metrics metrics;
-  std::vector<ContractRecord> records;
-};
-
-Outcome RunArchimedes(const Scenario& scenario) {
+Metrics RunArchimedes(const Scenario& scenario) {
   ProfileSet profiles;
   for (const Service& s : scenario.workload.services) {
     profiles.apps.push_back(FlatProfile(s.name, s.usage.values[0][0]));
   }
-  Outcome out;
   SimOptions options{.seed = 1};
-  options.sla_records = &out.records;
   options.profiles = &profiles;
   Policy policy = MakePolicy("archimedes", 1);
-  out.metrics = Simulate(scenario, policy, options);
-  return out;
-}
-
-const ContractRecord& Record(const Outcome& out, const std::string& name) {
-  for (const ContractRecord& r : out.records) {
-    if (r.name == name) return r;
-  }
-  ADD_FAILURE() << "no contract for " << name;
-  return out.records.front();
+  return Simulate(scenario, policy, options);
 }
 
 // Three replicas jump from 4.5 to 10.5 of node a's 10 cores in one step. One moves to b; the
 // replica waiting for its replacement would keep a over its threshold (a hot node serves none of
 // its replicas) for the whole start-up, so it stops at once.
 TEST(StepSurgeTest, AMoveOffANodeOverItsThresholdStopsTheOldReplicaAtOnce) {
-  const Outcome out = RunArchimedes(TwoNodes(SteppingService("web", 3, 1, 1500, 3500),
-                                             SteppingService("pinned", 1, 0, 100, 100)));
-  EXPECT_GE(out.metrics.migrations, 1);
-  EXPECT_EQ(out.metrics.evictions, 0);
-  EXPECT_EQ(out.metrics.hot_node_time, 0.0);
+  const Metrics m = RunArchimedes(TwoNodes(SteppingService("web", 3, 1, 1500, 3500),
+                                           SteppingService("pinned", 1, 0, 100, 100)));
+  EXPECT_GE(m.migrations, 1);
+  EXPECT_EQ(m.evictions, 0);
+  EXPECT_EQ(m.hot_node_time, 0.0);
 }
 
 // The same step lifts b's own service from 3 to 6 cores, so b has no room left for a 5-core
 // replica, though its usage before the step (the last tick's, as a reads it) showed room: no
 // replica moves there.
 TEST(StepSurgeTest, AMoveIsJudgedByItsTargetsUsageAfterTheStep) {
-  const Outcome out = RunArchimedes(TwoNodes(SteppingService("big", 2, 1, 2000, 5000),
-                                             SteppingService("steady", 1, 0, 3000, 6000)));
-  EXPECT_EQ(out.metrics.migrations, 0);
-  EXPECT_GE(out.metrics.evictions, 1);  // nowhere to go: a's overload sheds the replica instead
+  const Metrics m = RunArchimedes(TwoNodes(SteppingService("big", 2, 1, 2000, 5000),
+                                           SteppingService("steady", 1, 0, 3000, 6000)));
+  EXPECT_EQ(m.migrations, 0);
+  EXPECT_GE(m.evictions, 1);  // nowhere to go: a's overload sheds the replica instead
 }
 
 }  // namespace
