@@ -54,6 +54,11 @@ struct ServiceRun {
   int extra = 0;
   ContainerId scaled_for = -1;
   int64_t last_oom_kill = -1;  // of a replica, cgroup or node OOM killer: a breach's reason
+  // The last start or scale-up of the service and the replicas it added: those placed within a
+  // tick of it are no harm while they start, as a new deployment's rollout is no outage (a
+  // replacement of a lost replica is).
+  int64_t ramp_start = -1;
+  int ramp_added = 0;
   std::vector<ContainerId> running;
   std::vector<uint8_t> slot_used;  // replica slots in use; a replacement takes the lowest free one
   bool pending_listed = false;
@@ -1507,16 +1512,22 @@ void Simulation::UsageTick() {
     ServiceRun& run = services_[s];
     if (run.desired == 0) continue;
     const Service& svc = workload_.services[s];
-    // A replica serves once its start-up is over, and not while its node is hot.
-    int ready = 0, serving = 0;
+    // A replica serves once its start-up is over, and not while its node is hot; one the service's
+    // own start or scale-up added is no harm while it starts.
+    int ready = 0, serving = 0, rolling_out = 0;
     for (ContainerId id : run.running) {
       const Container& c = state_.container(id);
-      if (now_ < c.start_time + svc.startup_s) continue;
+      if (now_ < c.start_time + svc.startup_s) {
+        rolling_out += run.ramp_start >= 0 && c.start_time >= run.ramp_start &&
+                       c.start_time <= run.ramp_start + options_.tick_s;
+        continue;
+      }
       ++ready;
       serving += !node_hot_[c.node];
     }
-    int harmed = std::max(run.desired - serving, 0);
-    const bool below_minimum = ready < svc.sla.min_available;
+    rolling_out = std::min(rolling_out, run.ramp_added);
+    int harmed = std::max(run.desired - serving - rolling_out, 0);
+    const bool below_minimum = ready + rolling_out < svc.sla.min_available;
     if (below_minimum) harmed = run.desired;
     run.desired_time += run.desired * tick;
     run.harmed_time += std::min(harmed, run.desired) * tick;
@@ -1590,6 +1601,11 @@ Metrics Simulation::Run() {
     while (next_service_event_ < service_events_.size() &&
            service_events_[next_service_event_].time <= now_) {
       const ServiceEvent& e = service_events_[next_service_event_++];
+      ServiceRun& run = services_[e.service];
+      if (e.replicas > run.desired) {
+        run.ramp_start = now_;
+        run.ramp_added = e.replicas - run.desired;
+      }
       SetDesired(e.service, e.replicas);
     }
     if (!moves_.empty()) FinishMigrations();

@@ -7,6 +7,7 @@
 
 #include "sched/policy.h"
 #include "sim/generator.h"
+#include "sim/sla_report.h"
 #include "trace/usage_history.h"
 
 namespace archimedes {
@@ -140,6 +141,43 @@ TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
   EXPECT_EQ(replicas_on_b_after_failure, 2);
   EXPECT_EQ(m.failure_kills, 1);
   EXPECT_EQ(m.services_counted, 1);
+}
+
+// DESIGN §5: a contract is broken by harm (hot node, killed, below minimum availability), not by
+// the rollout of a service that starts or scales up while the contract runs; the replacement of a
+// killed replica is harm until it is ready.
+TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
+  Scenario scenario;
+  scenario.duration_s = 6 * 3600;
+  scenario.nodes = {MakeNode("a", 4000, 8LL << 30), MakeNode("b", 4000, 8LL << 30)};
+  Service web{.name = "web",
+              .app = "web",
+              .replicas = 2,
+              .requests = Resources::Of(1000, 1LL << 30),
+              .priority = 100,
+              .sla = {.availability = 0.9999, .min_available = 2},
+              .start_time = 2 * 3600};
+  scenario.workload.services.push_back(web);
+  scenario.workload.scale_events.push_back({.time = 3 * 3600, .service = "web", .replicas = 4});
+  SimOptions options;
+  options.warmup_s = 3600;
+  std::vector<ContractRecord> records;
+  options.sla_records = &records;
+  Policy policy = MakePolicy("k8s-default", 1);
+  Simulate(scenario, policy, options);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].achieved, 1.0);
+  EXPECT_TRUE(records[0].breaches.empty());
+
+  scenario.workload.node_events.push_back(
+      {.time = 4 * 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
+  records.clear();
+  Policy again = MakePolicy("k8s-default", 1);
+  Simulate(scenario, again, options);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_FALSE(records[0].honoured);
+  ASSERT_FALSE(records[0].breaches.empty());
+  EXPECT_EQ(records[0].breaches[0].start, 4 * 3600);
 }
 
 TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
