@@ -29,8 +29,13 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
   for (Dim d : kBatchDims) {
     const float limit = load.limit(node, d);
     const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
-    const float left = load.MinFree(node, d, first, span) - static_cast<float>(batch[d]) -
-                       static_cast<float>(pod.requests[d]) - reserve;
+    float left = load.MinFree(node, d, first, span) - static_cast<float>(batch[d]) -
+                 static_cast<float>(pod.requests[d]) - reserve;
+    if (!ctx.batch_allocatable.empty()) {
+      left = std::min(
+          left, static_cast<float>(ctx.batch_allocatable[node][d] - batch[d] - pod.requests[d]) -
+                    reserve);
+    }
     if (left < 0) room.fits = false;
     const float share = limit > 0 ? left / limit : 0;
     (d == Dim::kCpu ? room.cpu_share : room.memory_share) = share;
