@@ -15,6 +15,7 @@ namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
 constexpr int kStepsPerDay = 288;
+constexpr size_t kTwoDays = 2 * kStepsPerDay;
 constexpr int kStepSeconds = kSecondsPerDay / kStepsPerDay;
 constexpr int kSurgeStep = kStepsPerDay + 120;  // 10:00 on the second day
 
@@ -39,9 +40,9 @@ Service SteppingService(const std::string& name, int replicas, int min_available
             .priority = 100,
             .sla = {.availability = 0.999, .min_available = min_available}};
   s.usage.step_seconds = kStepSeconds;
-  s.usage.values[0].assign(2 * kStepsPerDay, before);
+  s.usage.values[0].assign(kTwoDays, before);
   for (int i = kSurgeStep; i < 2 * kStepsPerDay; ++i) s.usage.values[0][i] = after;
-  s.usage.values[1].assign(2 * kStepsPerDay, 0.5f * kGi);
+  s.usage.values[1].assign(kTwoDays, 0.5f * kGi);
   return s;
 }
 
@@ -56,7 +57,7 @@ Node TenCoreNode(const std::string& name) {
 // "b" may run.
 Scenario TwoNodes(Service on_a, Service on_b) {
   Scenario scenario;
-  scenario.duration_s = kSecondsPerDay + 12 * 3600;
+  scenario.duration_s = kSecondsPerDay + int64_t{12} * 3600;
   scenario.nodes = {TenCoreNode("a")};
   scenario.workload.node_events.push_back(NodeEvent{
       .time = 3600, .kind = NodeEvent::Kind::kAdd, .node = "b", .spec = TenCoreNode("b")});
