@@ -15,7 +15,7 @@ namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
 constexpr int kStepsPerDay = 288;
-constexpr size_t kTwoDays = 2 * kStepsPerDay;
+constexpr size_t kTwoDays = size_t{2} * kStepsPerDay;
 constexpr int kStepSeconds = kSecondsPerDay / kStepsPerDay;
 constexpr int kSurgeStep = kStepsPerDay + 120;  // 10:00 on the second day
 
