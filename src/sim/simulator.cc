@@ -165,6 +165,7 @@ class Simulation {
   void FinishMove(const Move& m);
   Usage PredictedRise(NodeId n, const Usage& usage) const;
   const Usage& ServiceUsageNow(NodeId n);
+  void SetServiceUsage(NodeId n, const Usage& usage);
   std::vector<Move>::iterator FindMove(ContainerId id);
   void EndScaleOut(int32_t s);
   void WatchHealth();
@@ -1215,11 +1216,15 @@ const Usage& Simulation::ServiceUsageNow(NodeId n) {
     const Usage u = ContainerUsage(c);
     for (int d = 0; d < kNumDims; ++d) usage[d] += u[d];
   }
-  const Usage rise = PredictedRise(n, usage);
-  for (int d = 0; d < kNumDims; ++d) usage[d] += rise[d];
-  node_service_usage_[n] = usage;
-  node_service_usage_at_[n] = now_;
+  SetServiceUsage(n, usage);
   return node_service_usage_[n];
+}
+
+// Records the services' usage on node `n` now, with their predicted rise.
+void Simulation::SetServiceUsage(NodeId n, const Usage& usage) {
+  const Usage rise = PredictedRise(n, usage);
+  for (int d = 0; d < kNumDims; ++d) node_service_usage_[n][d] = usage[d] + rise[d];
+  node_service_usage_at_[n] = now_;
 }
 
 // A hot node serves none of its replicas, so a replica waiting for its replacement on a node whose
@@ -1422,10 +1427,7 @@ void Simulation::UsageTick() {
       Usage& sum = state_.container(id).kind == OwnerKind::kService ? service_usage : batch_usage;
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
     }
-    node_service_usage_[n] = service_usage;
-    node_service_usage_at_[n] = now_;
-    const Usage rise = PredictedRise(n, service_usage);
-    for (int d = 0; d < kNumDims; ++d) node_service_usage_[n][d] += rise[d];
+    SetServiceUsage(n, service_usage);
     if (reclaiming) UpdateBatchAllocatable(n, service_usage);
     if (planner_) ObserveServices(n, service_usage);
     const double cpu_capacity = static_cast<double>(node.capacity.cpu());

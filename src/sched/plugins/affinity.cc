@@ -154,11 +154,12 @@ std::string DescribeRules(const SchedulingContext& ctx, const PodRequest& pod, N
   std::string out;
   char buf[200];
   const Node& n = ctx.state.node(node);
-  const std::map<std::string, std::string> none;
-  for (const auto& [key, value] : pod.node_selector != nullptr ? *pod.node_selector : none) {
-    std::snprintf(buf, sizeof buf, "%sselector %s=%s %s", out.empty() ? "" : "; ", key.c_str(),
-                  value.c_str(), LabelMatches(n, key, value) ? "matches" : "does not match");
-    out += buf;
+  if (pod.node_selector != nullptr) {
+    for (const auto& [key, value] : *pod.node_selector) {
+      std::snprintf(buf, sizeof buf, "%sselector %s=%s %s", out.empty() ? "" : "; ", key.c_str(),
+                    value.c_str(), LabelMatches(n, key, value) ? "matches" : "does not match");
+      out += buf;
+    }
   }
   if (ctx.predicted == nullptr) return out;
   for (const AffinityTerm& term : rules.affinity) {
