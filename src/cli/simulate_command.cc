@@ -125,8 +125,10 @@ int Run(const SimulateArgs& args) {
     }
     if (!args.explain_service.empty()) {
       options.explain_service = args.explain_service;
-      options.explain_out = [&name](const std::string& text) {
-        std::cout << "why " << name << " placed the first replica there:\n" << text << "\n";
+      options.explain_out = [&name, first = true](const std::string& text) mutable {
+        if (first) std::cout << "why " << name << " placed the first replica there:\n";
+        first = false;
+        std::cout << text << "\n";
       };
     }
     if (tty) {

@@ -131,9 +131,10 @@ class Scheduler {
 
   // True when some node passes every filter (evaluates nodes until one does).
   bool AnyFeasible(const SchedulingContext& ctx, const PodRequest& pod) const;
+  // True when `node` passes every filter.
+  bool Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
 
  private:
-  bool Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int64_t TotalScore(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int NodesToFind(int num_nodes) const;
   // The pod's requests in the dimensions the filters guarantee (ClusterState::BlockMayHold's

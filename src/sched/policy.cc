@@ -93,6 +93,7 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
                   .batch_placement = BatchPlacement::kPlanned,
                   .eviction = EvictionMode::kMinimal,
                   .act_on_health = true,
+                  .refine_peaks = true,
                   .services = KubernetesScheduler<LeastAllocated>(seed),
                   .batch = TimeAwareBatchScheduler(seed + 1)};
   }
@@ -103,9 +104,16 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
     policy.act_on_health = false;
     return policy;
   }
+  if (name == "archimedes-greedy") {
+    Policy policy = MakePolicy("archimedes", seed);
+    policy.name = name;
+    policy.description = "archimedes without refining the greedy service placement";
+    policy.refine_peaks = false;
+    return policy;
+  }
   std::string known;
   for (const std::string& n : PolicyNames()) known += n + ", ";
-  known += "archimedes-no-health";
+  known += "archimedes-no-health, archimedes-greedy";
   throw std::invalid_argument("unknown policy \"" + std::string(name) + "\" (known: " + known +
                               ")");
 }

@@ -15,6 +15,7 @@
 #include "sched/batch_planner.h"
 #include "sched/eviction.h"
 #include "sched/migration.h"
+#include "sched/peak_refiner.h"
 #include "sched/predicted_load.h"
 #include "sched/reclaimable.h"
 #include "sched/sla_contract.h"
@@ -132,6 +133,7 @@ class Simulation {
   void Enqueue(int32_t j);
   void SchedulingCycle();
   void PlaceServices();
+  void RefinePlacedPeaks();
   bool PreemptFor(int32_t s);
   void PlaceBatch();
   bool PlaceJob(int32_t j);
@@ -249,6 +251,9 @@ class Simulation {
   std::optional<SurgeMargin> surge_margin_;
   std::vector<int32_t> staying_services_, leaving_services_;
   std::optional<Scheduler> request_fallback_;  // the policy's request-based service scheduler
+  // Service replicas the profile scheduler placed in this cycle, for RefinePlacedPeaks.
+  std::vector<ContainerId> placed_ids_;
+  std::vector<PodRequest> placed_pods_;
   PlacementSettings placement_;
   // Eviction workspace.
   Evictor evictor_;
@@ -259,6 +264,7 @@ class Simulation {
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
   std::vector<std::pair<ContainerId, Usage>> leaving_;  // reused by StopLeavingReplicas
   bool explained_ = false;
+  ContainerId explained_id_ = -1;  // the explained replica while RefinePlacedPeaks may move it
 
   // Planned batch (BatchPlacement::kPlanned): the planner and its inputs, reused across calls.
   std::optional<BatchPlanner> planner_;
@@ -601,11 +607,13 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       NodeId node = Decide(policy_.services, pod);
+      const bool by_profile = node >= 0 && request_fallback_ && policy_.refine_peaks;
       // A replica's guarantee is its requests: where no node fits its predicted curve under the
       // buffer, it still goes where its requests fit rather than stay pending.
       if (node < 0 && request_fallback_) node = Decide(*request_fallback_, pod);
-      if (!explained_ && options_.explain_out &&
-          workload_.services[s].name == options_.explain_service) {
+      const bool explain = !explained_ && options_.explain_out &&
+                           workload_.services[s].name == options_.explain_service;
+      if (explain) {
         explained_ = true;
         options_.explain_out(FormatExplanation(policy_.services, Context(), pod, node));
       }
@@ -626,6 +634,11 @@ void Simulation::PlaceServices() {
                   .start_time = now_};
       run.running.push_back(state_.Add(c));
       if (predicted_) predicted_->AddContainer(c);
+      if (explain) explained_id_ = run.running.back();
+      if (by_profile) {
+        placed_ids_.push_back(run.running.back());
+        placed_pods_.push_back(pod);
+      }
     }
     if (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       run.backoff_s = std::min(std::max(run.backoff_s * 2, kInitialBackoff), kMaxBackoff);
@@ -636,6 +649,38 @@ void Simulation::PlaceServices() {
       run.backoff_s = 0;
     }
   }
+  RefinePlacedPeaks();
+}
+
+// Moves replicas placed in this cycle while that lowers the sum of predicted peaks
+// (sched/peak_refiner.h); --explain reports it when the explained replica moves.
+void Simulation::RefinePlacedPeaks() {
+  constexpr size_t kMinReplicasToRefine = 2;
+  if (placed_ids_.size() >= kMinReplicasToRefine) {
+    auto move = [&](ContainerId id, NodeId to) {
+      Container c = state_.container(id);
+      const NodeId from = c.node;
+      std::vector<ContainerId>& running = services_[c.owner].running;
+      predicted_->RemoveContainer(c);
+      state_.Remove(id);
+      c.node = to;
+      const ContainerId moved = state_.Add(c);
+      predicted_->AddContainer(c);
+      *std::find(running.begin(), running.end(), id) = moved;
+      if (id == explained_id_) {
+        explained_id_ = moved;
+        options_.explain_out("refined: moved from " + state_.node(from).name + " to " +
+                             state_.node(to).name +
+                             " before it started, as that lowers the sum of the nodes' predicted "
+                             "cpu and memory peaks (docs/placement.md)\n");
+      }
+      return moved;
+    };
+    RefinePeaks(policy_.services, Context(), placed_ids_, placed_pods_, move);
+  }
+  explained_id_ = -1;
+  placed_ids_.clear();
+  placed_pods_.clear();
 }
 
 // kube-scheduler's DefaultPreemption, for a service replica that fits nowhere: on the node where

@@ -140,5 +140,22 @@ TEST(ShrinkSearchTest, FindsTheFewestNodesWithoutHotNodes) {
   }
 }
 
+// The generated default scenario, services only: refining the greedy placement
+// (sched/peak_refiner.h) lowers the sums of predicted cpu (by more than 3 %) and memory peaks, and
+// every replica still runs on a node that never turns hot.
+TEST(PeakMeterTest, RefiningTheGreedyPlacementLowersThePeaks) {
+  GeneratorParams p;
+  p.nodes = 60;
+  p.days = 2;
+  p.batch_load = 0;
+  const Scenario scenario = GenerateScenario(p);
+  const Metrics greedy = Measure(scenario, "archimedes-greedy");
+  const Metrics refined = Measure(scenario, "archimedes");
+  EXPECT_LT(refined.predicted_peak_sum[0], 0.97 * greedy.predicted_peak_sum[0]) << "cpu";
+  EXPECT_LT(refined.predicted_peak_sum[1], greedy.predicted_peak_sum[1]) << "memory";
+  EXPECT_TRUE(HostsServices(greedy));
+  EXPECT_TRUE(HostsServices(refined));
+}
+
 }  // namespace
 }  // namespace archimedes

@@ -1,0 +1,44 @@
+// Lowering the sum of the nodes' predicted peaks after a burst of placements (DESIGN §4).
+//
+// A greedy decision sees only the replicas placed before it: the valley an early replica filled
+// may be where the replicas placed after it peak, and the last replicas go wherever requests still
+// fit. When one scheduling cycle has placed many replicas at once (the fleet's start, a failed
+// node's replicas), RefinePeaks revisits them, last placed first: each moves to the node, among
+// those that pass every filter of the scheduler, where it raises the predicted peak least, when
+// that lowers the sum over nodes of the predicted cpu and memory peaks (each dimension divided by
+// the fleet's capacity in it). The filters see the replica still on its node, which is stricter
+// than the move (a zone's spread count holds it once more), never looser. Passes repeat until
+// none moves a replica or `max_passes` is reached. Nothing it moves has started, so a move is a
+// better decision, not a migration.
+//
+// The driver owns the cluster state and the PredictedLoad that `ctx` reads and moves a replica
+// through `move(id, node)`: removes container `id` from both, adds it on `node` and returns its
+// new id.
+#ifndef ARCHIMEDES_SCHED_PEAK_REFINER_H_
+#define ARCHIMEDES_SCHED_PEAK_REFINER_H_
+
+#include <functional>
+#include <span>
+
+#include "model/cluster_state.h"
+#include "sched/framework.h"
+
+namespace archimedes {
+
+using ReplicaMover = std::function<ContainerId(ContainerId id, NodeId to)>;
+
+struct RefineResult {
+  int moves = 0;
+  int passes = 0;
+  double gain = 0;  // what the moves lowered Σ over nodes of peak_d / fleet capacity_d by
+};
+
+// `replicas` are the containers just placed (their ids in ctx.state; `pods` the matching
+// requests); ctx.predicted must be set. A moved replica's id in `replicas` is updated.
+RefineResult RefinePeaks(const Scheduler& scheduler, const SchedulingContext& ctx,
+                         std::span<ContainerId> replicas, std::span<const PodRequest> pods,
+                         const ReplicaMover& mover, int max_passes = 3);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SCHED_PEAK_REFINER_H_
