@@ -2,7 +2,8 @@
 // have profiles (288 bins; cpu, memory, disk and network curves), with the `archimedes` service
 // scheduler (time-aware fit, complementarity, fragmentation, affinity and spread) and, for
 // comparison, the k8s-default one (NodeResourcesFit + LeastAllocated + BalancedAllocation). Reports
-// decisions per second and the p50 / p99 wall-clock latency of one decision.
+// decisions per second and the p50 / p99 wall-clock latency of one decision. BM_RefinePeaks times
+// the refinement of the archimedes placement (sched/peak_refiner.h) after it.
 //
 //   placement_bench --benchmark_filter='/1000/'     small fleet: 1,000 nodes, 10,000 replicas
 //   placement_bench --benchmark_filter='/10000/'    target: 10,000 nodes, 100,000 replicas
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "sched/archimedes_placement.h"
+#include "sched/peak_refiner.h"
 #include "sched/policy.h"
 
 namespace archimedes {
@@ -107,14 +109,18 @@ void Report(benchmark::State& state, std::vector<double>& cpu_us, std::vector<do
   state.counters["placed"] = placed;
 }
 
+struct Placed {
+  std::vector<double> cpu_us, wall_us;  // per decision
+  std::vector<ContainerId> ids;
+  std::vector<PodRequest> pods;
+};
+
 // Places every replica of every service, round-robin over the services, timing each decision.
 template <typename Decide>
-void PlaceAll(benchmark::State& state, const Fleet& fleet, ClusterState& cluster, Decide decide,
-              PredictedLoad* load) {
-  std::vector<double> cpu_us, wall_us;
-  cpu_us.reserve(static_cast<size_t>(fleet.services.size()) * kReplicasPerService);
-  wall_us.reserve(cpu_us.capacity());
-  int placed = 0;
+Placed PlaceAll(const Fleet& fleet, ClusterState& cluster, Decide decide, PredictedLoad* load) {
+  Placed placed;
+  placed.cpu_us.reserve(static_cast<size_t>(fleet.services.size()) * kReplicasPerService);
+  placed.wall_us.reserve(placed.cpu_us.capacity());
   for (int r = 0; r < kReplicasPerService; ++r) {
     for (size_t s = 0; s < fleet.services.size(); ++s) {
       const PodRequest pod{.requests = fleet.services[s].requests,
@@ -123,8 +129,8 @@ void PlaceAll(benchmark::State& state, const Fleet& fleet, ClusterState& cluster
       const auto start = std::chrono::steady_clock::now();
       const double cpu_start = ThreadCpuMicros();
       const NodeId node = decide(pod);
-      cpu_us.push_back(ThreadCpuMicros() - cpu_start);
-      wall_us.push_back(
+      placed.cpu_us.push_back(ThreadCpuMicros() - cpu_start);
+      placed.wall_us.push_back(
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
               .count());
       if (node < 0) continue;
@@ -133,35 +139,94 @@ void PlaceAll(benchmark::State& state, const Fleet& fleet, ClusterState& cluster
                   .index = r,
                   .node = node,
                   .requests = pod.requests};
-      cluster.Add(c);
+      placed.ids.push_back(cluster.Add(c));
+      placed.pods.push_back(pod);
       if (load != nullptr) load->AddContainer(c);
-      ++placed;
     }
   }
-  Report(state, cpu_us, wall_us, placed);
+  return placed;
 }
+
+void ReportDecisions(benchmark::State& state, Placed& placed) {
+  Report(state, placed.cpu_us, placed.wall_us, static_cast<int>(placed.ids.size()));
+}
+
+// The archimedes service scheduler with every third service spread over zones.
+struct ArchimedesPlacer {
+  explicit ArchimedesPlacer(const Fleet& fleet)
+      : cluster(fleet.nodes),
+        load(BuildPredictedLoad(cluster, fleet.services, fleet.profiles, PlacementSettings{})),
+        scheduler(MakeScheduler(fleet, load)) {}
+
+  static Scheduler MakeScheduler(const Fleet& fleet, const PredictedLoad& load) {
+    const PlacementSettings settings;
+    PlacementInputs inputs =
+        PlacementInputs::From(fleet.services, fleet.profiles, load, settings, fleet.mix);
+    for (size_t s = 0; s < inputs.rules.size(); s += 3) inputs.rules[s].spread = true;
+    return MakeArchimedesServiceScheduler(settings, inputs);
+  }
+
+  Placed PlaceAll(const Fleet& fleet) {
+    return archimedes::PlaceAll(
+        fleet, cluster,
+        [&](const PodRequest& pod) {
+          return scheduler.Schedule(SchedulingContext{cluster, &load}, pod);
+        },
+        &load);
+  }
+
+  ClusterState cluster;
+  PredictedLoad load;
+  Scheduler scheduler;
+};
 
 void BM_ArchimedesPlacement(benchmark::State& state) {
   const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                                 static_cast<int>(state.range(2)));
   for (auto _ : state) {
     state.PauseTiming();
-    ClusterState cluster(fleet.nodes);
-    const PlacementSettings settings;
-    PredictedLoad load = BuildPredictedLoad(cluster, fleet.services, fleet.profiles, settings);
-    PlacementInputs inputs =
-        PlacementInputs::From(fleet.services, fleet.profiles, load, settings, fleet.mix);
-    for (size_t s = 0; s < inputs.rules.size(); s += 3) {
-      inputs.rules[s].spread = true;  // every third service spreads over zones
-    }
-    Scheduler scheduler = MakeArchimedesServiceScheduler(settings, inputs);
+    ArchimedesPlacer placer(fleet);
     state.ResumeTiming();
-    PlaceAll(
-        state, fleet, cluster,
-        [&](const PodRequest& pod) {
-          return scheduler.Schedule(SchedulingContext{cluster, &load}, pod);
-        },
-        &load);
+    Placed placed = placer.PlaceAll(fleet);
+    ReportDecisions(state, placed);
+  }
+}
+
+// RefinePeaks (sched/peak_refiner.h) over every replica the greedy decisions placed, as the
+// simulator runs it when a cycle places a whole fleet's services: time per pass, moves, and the
+// sums of predicted cpu and memory peaks before and after.
+void BM_RefinePeaks(benchmark::State& state) {
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                static_cast<int>(state.range(2)));
+  for (auto _ : state) {
+    state.PauseTiming();
+    ArchimedesPlacer placer(fleet);
+    Placed placed = placer.PlaceAll(fleet);
+    auto peak_sum = [&](Dim d) {
+      double sum = 0;
+      for (NodeId n = 0; n < placer.cluster.num_nodes(); ++n) sum += placer.load.peak(n, d);
+      return sum;
+    };
+    const double cpu_before = peak_sum(Dim::kCpu), memory_before = peak_sum(Dim::kMemory);
+    auto move = [&](ContainerId id, NodeId to) {
+      Container c = placer.cluster.container(id);
+      placer.load.RemoveContainer(c);
+      placer.cluster.Remove(id);
+      c.node = to;
+      placer.load.AddContainer(c);
+      return placer.cluster.Add(c);
+    };
+    state.ResumeTiming();
+    const double cpu_start = ThreadCpuMicros();
+    const RefineResult result =
+        RefinePeaks(placer.scheduler, SchedulingContext{placer.cluster, &placer.load}, placed.ids,
+                    placed.pods, move);
+    state.counters["cpu_s_per_pass"] = (ThreadCpuMicros() - cpu_start) / 1e6 / result.passes;
+    state.counters["passes"] = result.passes;
+    state.counters["moves"] = result.moves;
+    state.counters["replicas"] = static_cast<double>(placed.ids.size());
+    state.counters["cpu_peaks_change_pct"] = 100 * (peak_sum(Dim::kCpu) / cpu_before - 1);
+    state.counters["memory_peaks_change_pct"] = 100 * (peak_sum(Dim::kMemory) / memory_before - 1);
   }
 }
 
@@ -173,12 +238,13 @@ void BM_KubernetesDefaultPlacement(benchmark::State& state) {
     ClusterState cluster(fleet.nodes);
     Policy policy = MakePolicy("k8s-default", 1);
     state.ResumeTiming();
-    PlaceAll(
-        state, fleet, cluster,
+    Placed placed = PlaceAll(
+        fleet, cluster,
         [&](const PodRequest& pod) {
           return policy.services.Schedule(SchedulingContext{cluster}, pod);
         },
         nullptr);
+    ReportDecisions(state, placed);
   }
 }
 
@@ -186,6 +252,11 @@ BENCHMARK(BM_ArchimedesPlacement)
     ->Args({1000, 10000, 64})
     ->Args({10000, 100000, 64})
     ->Args({10000, 100000, 24})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_RefinePeaks)
+    ->Args({1000, 10000, 64})
+    ->Args({10000, 100000, 64})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 BENCHMARK(BM_KubernetesDefaultPlacement)

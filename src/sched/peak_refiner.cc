@@ -9,6 +9,9 @@ namespace archimedes {
 namespace {
 
 constexpr std::array<Dim, 2> kPeakDims = {Dim::kCpu, Dim::kMemory};
+// On larger fleets each replica is offered this many nodes (in rotating order), so that a pass
+// stays O(replicas) rather than O(replicas × nodes).
+constexpr int kMaxNodesPerReplica = 1024;
 
 // The node's peak in `d` once `demand` leaves it.
 float PeakWithout(const PredictedLoad& load, NodeId n, Dim d, const Demand& demand) {
@@ -37,6 +40,8 @@ RefineResult RefinePeaks(const Scheduler& scheduler, const SchedulingContext& ct
     weight[k] = capacity > 0 ? 1.0 / capacity : 0.0;
   }
   RefineResult result;
+  const int num_nodes = state.num_nodes();
+  int start = 0;  // rotates like the Scheduler's scan where a replica sees only part of the fleet
   for (; result.passes < max_passes;) {
     ++result.passes;
     int moved = 0;
@@ -54,7 +59,9 @@ RefineResult RefinePeaks(const Scheduler& scheduler, const SchedulingContext& ct
       if (gain <= kMinGain) continue;
       NodeId best = -1;
       double best_rise = gain - kMinGain;
-      for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      const int scan = std::min(num_nodes, kMaxNodesPerReplica);
+      for (int k = 0; k < scan; ++k) {
+        const NodeId n = static_cast<NodeId>((start + k) % num_nodes);
         if (n == from || !state.ready(n)) continue;
         // The rise is at least what the replica adds at its own peak bin: a cheap bound first.
         double bound = 0;
@@ -74,6 +81,7 @@ RefineResult RefinePeaks(const Scheduler& scheduler, const SchedulingContext& ct
         best = n;
         best_rise = rise;
       }
+      start = (start + scan) % num_nodes;
       if (best < 0) continue;
       replicas[i] = move(replicas[i], best);
       result.gain += gain - best_rise;
