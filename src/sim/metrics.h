@@ -45,9 +45,12 @@ struct Metrics {
   // Issue 4's placement check, {cpu millicores, memory bytes} (sim/peak_load.h; zero unless the
   // run was measured by a PeakMeter): Σ over nodes of the predicted peak of the resident services
   // (hourly samples after warm-up, averaged), Σ over nodes of the largest observed service usage,
-  // and the share of desired service replica-ticks without a running replica.
+  // Σ of the predicted peaks of the desired replicas that were not running (sampled and averaged as
+  // the first: a placement that leaves replicas out needs that much less), and the share of desired
+  // service replica-ticks without a running replica.
   std::array<double, 2> predicted_peak_sum{};
   std::array<double, 2> observed_peak_sum{};
+  std::array<double, 2> unplaced_peak_sum{};
   double unplaced_replica_share = 0;
   double measured_days = 0;
   double wall_seconds = 0;

@@ -81,8 +81,18 @@ void PeakMeter::Tick(int64_t now, const ClusterState& state) {
   }
   for (size_t s = 0; s < workload_.services.size(); ++s) {
     const int desired = desired_.At(static_cast<int32_t>(s), now);
+    const int unplaced = std::max(0, desired - running_[s]);
     desired_replica_ticks_ += desired;
-    unplaced_replica_ticks_ += std::max(0, desired - running_[s]);
+    unplaced_replica_ticks_ += unplaced;
+    if (sample && unplaced > 0) {
+      const Service& service = workload_.services[s];
+      const Demand demand = load_.DemandOf(PodRequest{.requests = service.requests,
+                                                      .kind = OwnerKind::kService,
+                                                      .owner = static_cast<int32_t>(s)});
+      unplaced_sum_[0] += unplaced * static_cast<double>(demand.peak[static_cast<int>(Dim::kCpu)]);
+      unplaced_sum_[1] +=
+          unplaced * static_cast<double>(demand.peak[static_cast<int>(Dim::kMemory)]);
+    }
   }
   if (!sample) return;
   for (NodeId n = 0; n < nodes; ++n) {
@@ -95,9 +105,11 @@ void PeakMeter::Tick(int64_t now, const ClusterState& state) {
 void PeakMeter::Fill(Metrics& m) const {
   m.predicted_peak_sum = {};
   m.observed_peak_sum = {};
+  m.unplaced_peak_sum = {};
   if (samples_ > 0) {
     for (int d = 0; d < 2; ++d) {
       m.predicted_peak_sum[d] = predicted_sum_[d] / static_cast<double>(samples_);
+      m.unplaced_peak_sum[d] = unplaced_sum_[d] / static_cast<double>(samples_);
     }
   }
   for (const auto& node : observed_max_) {

@@ -12,7 +12,9 @@
 // usage model gives it, leaked memory included) seen at any usage tick after warm-up, summed over
 // nodes; a prediction that holds keeps it at or below the
 // predicted sum. Also counted: the share of desired service replica-ticks after warm-up that had no
-// running replica (a replica that fits nowhere stays pending).
+// running replica (a replica that fits nowhere stays pending), and, sampled with the predicted
+// sum, the predicted peaks of those replicas: a placement that leaves replicas out has a smaller
+// sum for it, and sum + unplaced compares it with one that places them all.
 //
 // A PeakMeter watches a run through SimOptions::on_tick and reads only the ClusterState, the
 // scenario and the usage model, so it measures every policy alike.
@@ -57,7 +59,8 @@ class PeakMeter {
 
   // Call after every usage tick (SimOptions::on_tick).
   void Tick(int64_t now, const ClusterState& state);
-  // Sets m.predicted_peak_sum, m.observed_peak_sum and m.unplaced_replica_share.
+  // Sets m.predicted_peak_sum, m.observed_peak_sum, m.unplaced_peak_sum and
+  // m.unplaced_replica_share.
   void Fill(Metrics& m) const;
 
  private:
@@ -66,6 +69,7 @@ class PeakMeter {
   uint64_t seed_;
   PredictedLoad load_;
   std::array<double, 2> predicted_sum_{};
+  std::array<double, 2> unplaced_sum_{};  // predicted peaks of desired replicas not running
   int64_t samples_ = 0;
   std::vector<std::array<double, 2>> observed_max_;  // per node: cpu, memory
   std::vector<std::array<double, 2>> observed_now_;
