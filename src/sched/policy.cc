@@ -93,7 +93,7 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
                   .batch_placement = BatchPlacement::kPlanned,
                   .eviction = EvictionMode::kMinimal,
                   .act_on_health = true,
-                  .refine_peaks = true,
+                  .refine_placement = true,
                   .services = KubernetesScheduler<LeastAllocated>(seed),
                   .batch = TimeAwareBatchScheduler(seed + 1)};
   }
@@ -108,7 +108,7 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
     Policy policy = MakePolicy("archimedes", seed);
     policy.name = name;
     policy.description = "archimedes without refining the greedy service placement";
-    policy.refine_peaks = false;
+    policy.refine_placement = false;
     return policy;
   }
   std::string known;

@@ -40,9 +40,10 @@ struct Policy {
   // within the migration rule's horizon is migrated make-before-break, or, when no other node can
   // take it, the service gets one more replica until the warned one ends.
   bool act_on_health = false;
-  // kProfiles: after a scheduling cycle has placed replicas, moves them while that lowers the sum
+  // kProfiles: the replicas a scheduling cycle has placed may still move before they start: to make
+  // room for a replica that fits nowhere (sched/room_maker.h), and then while that lowers the sum
   // of the nodes' predicted peaks (sched/peak_refiner.h).
-  bool refine_peaks = false;
+  bool refine_placement = false;
   // Places long-running service replicas. For kProfiles this is the request-based fallback; the
   // driver replaces it with the profile-driven scheduler once it has profiles.
   Scheduler services;
@@ -58,9 +59,9 @@ struct Policy {
 std::vector<std::string> PolicyNames();
 
 // Besides those names, "archimedes-no-health" is archimedes with act_on_health off, for measuring
-// what acting on health warnings changes, and "archimedes-greedy" archimedes with refine_peaks off,
-// for measuring what refining the greedy service placement changes. Throws std::invalid_argument
-// naming the unknown policy and the known ones.
+// what acting on health warnings changes, and "archimedes-greedy" archimedes with refine_placement
+// off, for measuring what refining the greedy service placement changes. Throws
+// std::invalid_argument naming the unknown policy and the known ones.
 Policy MakePolicy(std::string_view name, uint64_t seed);
 
 }  // namespace archimedes

@@ -18,6 +18,7 @@
 #include "sched/peak_refiner.h"
 #include "sched/predicted_load.h"
 #include "sched/reclaimable.h"
+#include "sched/room_maker.h"
 #include "sched/sla_contract.h"
 #include "sim/explain.h"
 #include "sim/health_monitor.h"
@@ -134,6 +135,7 @@ class Simulation {
   void SchedulingCycle();
   void PlaceServices();
   void RefinePlacedPeaks();
+  ContainerId MoveUnstartedReplica(ContainerId id, NodeId to, std::string_view why);
   bool PreemptFor(int32_t s);
   void PlaceBatch();
   bool PlaceJob(int32_t j);
@@ -607,7 +609,8 @@ void Simulation::PlaceServices() {
     PodRequest pod = ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       NodeId node = Decide(policy_.services, pod);
-      const bool by_profile = node >= 0 && request_fallback_ && policy_.refine_peaks;
+      const bool by_cycle_refinement = request_fallback_ && policy_.refine_placement;
+      bool by_profile = node >= 0 && by_cycle_refinement;
       // A replica's guarantee is its requests: where no node fits its predicted curve under the
       // buffer, it still goes where its requests fit rather than stay pending.
       if (node < 0 && request_fallback_) node = Decide(*request_fallback_, pod);
@@ -616,6 +619,15 @@ void Simulation::PlaceServices() {
       if (explain) {
         explained_ = true;
         options_.explain_out(FormatExplanation(policy_.services, Context(), pod, node));
+      }
+      if (node < 0 && by_cycle_refinement) {
+        // Moving replicas that have not started costs nothing; evicting lower priorities does.
+        node = MakeRoom(policy_.services, Context(), pod, placed_ids_, placed_pods_,
+                        [&](ContainerId id, NodeId to) {
+                          return MoveUnstartedReplica(
+                              id, to, "to make room for a replica that fit nowhere");
+                        });
+        by_profile = node >= 0;
       }
       if (node < 0) {
         if (PreemptFor(s)) continue;
@@ -652,31 +664,37 @@ void Simulation::PlaceServices() {
   RefinePlacedPeaks();
 }
 
-// Moves replicas placed in this cycle while that lowers the sum of predicted peaks
-// (sched/peak_refiner.h); --explain reports it when the explained replica moves.
+// Moves a service replica placed in this cycle, before it starts; --explain reports it, with
+// `why`, when it is the explained replica.
+ContainerId Simulation::MoveUnstartedReplica(ContainerId id, NodeId to, std::string_view why) {
+  Container c = state_.container(id);
+  const NodeId from = c.node;
+  std::vector<ContainerId>& running = services_[c.owner].running;
+  predicted_->RemoveContainer(c);
+  state_.Remove(id);
+  c.node = to;
+  const ContainerId moved = state_.Add(c);
+  predicted_->AddContainer(c);
+  *std::find(running.begin(), running.end(), id) = moved;
+  if (id == explained_id_) {
+    explained_id_ = moved;
+    options_.explain_out("refined: moved from " + state_.node(from).name + " to " +
+                         state_.node(to).name + " before it started, " + std::string(why) +
+                         " (docs/placement.md)\n");
+  }
+  return moved;
+}
+
+// Moves the replicas placed in this cycle while that lowers the sum of predicted peaks
+// (sched/peak_refiner.h).
 void Simulation::RefinePlacedPeaks() {
   constexpr size_t kMinReplicasToRefine = 2;
   if (placed_ids_.size() >= kMinReplicasToRefine) {
-    auto move = [&](ContainerId id, NodeId to) {
-      Container c = state_.container(id);
-      const NodeId from = c.node;
-      std::vector<ContainerId>& running = services_[c.owner].running;
-      predicted_->RemoveContainer(c);
-      state_.Remove(id);
-      c.node = to;
-      const ContainerId moved = state_.Add(c);
-      predicted_->AddContainer(c);
-      *std::find(running.begin(), running.end(), id) = moved;
-      if (id == explained_id_) {
-        explained_id_ = moved;
-        options_.explain_out("refined: moved from " + state_.node(from).name + " to " +
-                             state_.node(to).name +
-                             " before it started, as that lowers the sum of the nodes' predicted "
-                             "cpu and memory peaks (docs/placement.md)\n");
-      }
-      return moved;
-    };
-    RefinePeaks(policy_.services, Context(), placed_ids_, placed_pods_, move);
+    RefinePeaks(
+        policy_.services, Context(), placed_ids_, placed_pods_, [&](ContainerId id, NodeId to) {
+          return MoveUnstartedReplica(
+              id, to, "as that lowers the sum of the nodes' predicted cpu and memory peaks");
+        });
   }
   explained_id_ = -1;
   placed_ids_.clear();
