@@ -57,9 +57,9 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
   auto rules = std::make_shared<const std::vector<PlacementRules>>(inputs.rules);
   std::vector<std::unique_ptr<FilterPlugin>> filters;
   filters.push_back(std::make_unique<NodeReady>());
-  filters.push_back(std::make_unique<TimeAwareFit>());
-  filters.push_back(std::make_unique<MaxPerNode>());
   filters.push_back(std::make_unique<NodeSelector>());
+  filters.push_back(std::make_unique<MaxPerNode>());
+  filters.push_back(std::make_unique<TimeAwareFit>());
   filters.push_back(std::make_unique<InterAppAffinity>(rules));
   filters.push_back(std::make_unique<TopologySpread>(rules));
   std::vector<WeightedScorer> scorers;

@@ -72,7 +72,7 @@ struct PlacementInputs {
 // preferred term's weight is round(strength × hint_weight), clamped to 1–100.
 float HintStrength(const PlacementHint& hint);
 
-// Filters NodeReady, TimeAwareFit, MaxPerNode, NodeSelector, InterAppAffinity, TopologySpread;
+// Filters NodeReady, NodeSelector, MaxPerNode, TimeAwareFit, InterAppAffinity, TopologySpread;
 // scorers Complementarity, Fragmentation, InterAppPreference, TopologySpreadScore (in that order,
 // as Explain lists them). Schedule() needs ctx.predicted set.
 Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
