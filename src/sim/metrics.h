@@ -34,8 +34,14 @@ struct Metrics {
   // Acting on health warnings: make-before-break migrations of warned replicas (also counted in
   // `migrations`), and scale-outs where no other node could take a replacement.
   int64_t health_migrations = 0, health_scale_outs = 0;
+  // Wall-clock time of one placement decision (a pod), and of one call of the batch planner (a
+  // full re-plan or adding new jobs to the plan; planned policies only), apart: a re-plan decides
+  // for every pending task at once, and mixed in it would stand for the pods' latency where pods
+  // are few.
   double latency_p50_us = 0, latency_p99_us = 0;
   int64_t decisions = 0;
+  double plan_latency_p50_us = 0, plan_latency_p99_us = 0;
+  int64_t plans = 0;
   // Task accounting at the end of the run: every submitted task is in exactly one of these.
   int64_t tasks_submitted = 0, tasks_finished = 0, tasks_running = 0, tasks_queued = 0,
           tasks_failed = 0;

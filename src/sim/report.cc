@@ -109,6 +109,14 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
       {"health scale-outs", [](const Metrics& m) { return std::to_string(m.health_scale_outs); }},
       {"latency p50", [](const Metrics& m) { return Fixed(m.latency_p50_us, 1) + " us"; }},
       {"latency p99", [](const Metrics& m) { return Fixed(m.latency_p99_us, 1) + " us"; }},
+      {"planner call p50",
+       [](const Metrics& m) {
+         return m.plans > 0 ? Fixed(m.plan_latency_p50_us / 1000.0, 1) + " ms" : std::string("-");
+       }},
+      {"planner call p99",
+       [](const Metrics& m) {
+         return m.plans > 0 ? Fixed(m.plan_latency_p99_us / 1000.0, 1) + " ms" : std::string("-");
+       }},
       {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
   constexpr int kLabelWidth = 26, kColumnWidth = 15;
@@ -190,6 +198,8 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
           {"failure_kills", m.failure_kills}}},
         {"latency_us",
          {{"p50", m.latency_p50_us}, {"p99", m.latency_p99_us}, {"decisions", m.decisions}}},
+        {"planner_latency_us",
+         {{"p50", m.plan_latency_p50_us}, {"p99", m.plan_latency_p99_us}, {"calls", m.plans}}},
         {"measured_days", m.measured_days},
         {"wall_seconds", m.wall_seconds}};
   }

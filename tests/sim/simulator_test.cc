@@ -219,6 +219,29 @@ TEST(SimulatorTest, JobsSubmittedAfterTheEndAreNotJudged) {
   }
 }
 
+// A re-plan decides for every pending task at once: it is timed per planner call, apart from the
+// per-pod decisions (one service replica here; the task is planned, not decided).
+TEST(SimulatorTest, PlannerCallsAreTimedApartFromPlacementDecisions) {
+  Scenario scenario;
+  scenario.duration_s = 3600;
+  scenario.nodes = {MakeNode("a", 8000, 8LL << 30)};
+  scenario.workload.services.push_back(
+      FlatService("web", Resources::Of(2000, 1LL << 30), 1000, 1LL << 29));
+  scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 1LL << 30), 600, 600));
+  SimOptions options;
+  options.warmup_s = 0;
+  Policy archimedes = MakePolicy("archimedes", 1);
+  const Metrics planned = Simulate(scenario, archimedes, options);
+  EXPECT_EQ(planned.decisions, 1);
+  EXPECT_GE(planned.plans, 12) << "a full re-plan in every 5-minute bin of the hour";
+  EXPECT_GT(planned.plan_latency_p50_us, 0);
+  Policy k8s = MakePolicy("k8s-default", 1);
+  const Metrics greedy = Simulate(scenario, k8s, options);
+  EXPECT_EQ(greedy.decisions, 2);
+  EXPECT_EQ(greedy.plans, 0);
+  EXPECT_EQ(greedy.plan_latency_p99_us, 0);
+}
+
 TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   Scenario scenario;
   scenario.duration_s = 2 * 3600;
