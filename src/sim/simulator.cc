@@ -55,6 +55,11 @@ struct ServiceRun {
   // A health scale-out: one replica beyond `desired` while the warned replica `scaled_for` runs.
   int extra = 0;
   ContainerId scaled_for = -1;
+  // Replacements started by health migrations, as (container, start time). When one of them is
+  // warned in turn, the memory trend is the service's own, not a leak of the replica that moved:
+  // moving cannot cure it, and the service's warnings are no longer acted on.
+  std::vector<std::pair<ContainerId, int64_t>> health_replacements;
+  bool health_moves_futile = false;
   int64_t last_oom_kill = -1;  // of a replica, cgroup or node OOM killer: a breach's reason
   // The last start or scale-up of the service and the replicas it added: those placed within a
   // tick of it are no harm while they start, as a new deployment's rollout is no outage (a
@@ -162,7 +167,7 @@ class Simulation {
   Resources TaskRoom(NodeId n) const;
   void UpdateBatchAllocatable(NodeId n, const Usage& service_usage);
   void RelievePressure(NodeId n, double cpu_threshold, double memory_threshold);
-  bool Migrate(ContainerId id);
+  ContainerId Migrate(ContainerId id);
   void StopLeavingReplicas(NodeId n, double cpu_threshold);
   int ReadyReplicas(int32_t s) const;
   void FinishMigrations();
@@ -1183,7 +1188,7 @@ void Simulation::RelievePressure(NodeId n, double cpu_threshold, double batch_me
     const Container c = state_.container(id);
     if (c.kind == OwnerKind::kService &&
         ShouldMigrate(c.kind, {.overload_beyond_batch = true}) != MigrationTrigger::kNone &&
-        Migrate(id)) {
+        Migrate(id) >= 0) {
       continue;
     }
     if (c.kind == OwnerKind::kService && !over_now) continue;
@@ -1228,8 +1233,9 @@ double Simulation::YieldBatch(NodeId n) {
 // the replacement is ready (FinishMigrations), so the service loses no replica-time. `id` must be
 // a replica that is not moving yet. Nodes where the replica's current usage (times its burst ratio
 // under overload relief with profiles), added to their services', would cross a hot threshold are
-// no target: the move would only take the harm there.
-bool Simulation::Migrate(ContainerId id) {
+// no target: the move would only take the harm there. Returns the replacement, or -1 when no node
+// can take it.
+ContainerId Simulation::Migrate(ContainerId id) {
   const Container old = state_.container(id);
   const Usage usage = ContainerUsage(old);
   // A replica prone to bursts needs room for its bursts at the target, or the move carries them
@@ -1252,7 +1258,7 @@ bool Simulation::Migrate(ContainerId id) {
   }
   std::optional<Migration> m = StartMigration(state_, policy_.services, Context(), id,
                                               ServicePod(old.owner), now_, no_room_);
-  if (!m) return false;
+  if (!m) return -1;
   if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
   for (int d = 0; d < kNumDims; ++d) node_service_usage_[m->target][d] += usage[d];
   ++migrations_;
@@ -1265,7 +1271,7 @@ bool Simulation::Migrate(ContainerId id) {
   } else {
     moves_.push_back(move);
   }
-  return true;
+  return m->replacement;
 }
 
 // node_service_usage_[n], brought up to now if the usage tick has not reached node `n` yet: a move
@@ -1411,13 +1417,19 @@ void Simulation::WatchHealth() {
                             findings_);
     ServiceRun& run = services_[s];
     for (const auto& [id, finding] : findings_) {
-      if (run.scaled_for == id || FindMove(id) != moves_.end() ||
+      const std::pair<ContainerId, int64_t> incarnation{id, state_.container(id).start_time};
+      if (std::find(run.health_replacements.begin(), run.health_replacements.end(), incarnation) !=
+          run.health_replacements.end()) {
+        run.health_moves_futile = true;
+      }
+      if (run.health_moves_futile || run.scaled_for == id || FindMove(id) != moves_.end() ||
           ShouldMigrate(OwnerKind::kService, {.breach_lead_time_s = finding.lead_time_s},
                         migration_rule_) != MigrationTrigger::kPredictedBreach) {
         continue;
       }
-      if (Migrate(id)) {
+      if (const ContainerId replacement = Migrate(id); replacement >= 0) {
         ++health_migrations_;
+        run.health_replacements.emplace_back(replacement, state_.container(replacement).start_time);
       } else if (run.extra == 0) {
         run.extra = 1;
         run.scaled_for = id;

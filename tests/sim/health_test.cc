@@ -121,6 +121,33 @@ TEST(HealthActionTest, AWarnedLeakMovesMakeBeforeBreakBeforeItsOomKill) {
   EXPECT_TRUE(r.records[0].breaches.empty());
 }
 
+// One replica whose own usage climbs towards its 1 GiB limit every other hour and falls back:
+// no leak, every incarnation does it. The first warning moves it; when the replacement is warned
+// in turn, moving has proved useless and the service's warnings are no longer acted on.
+TEST(HealthActionTest, AMoveThatDoesNotCureTheTrendIsNotRepeated) {
+  Service s{.name = "ramp",
+            .app = "ramp",
+            .replicas = 1,
+            .requests = Resources::Of(1000, kGi),
+            .limits = Resources::Of(0, kGi),
+            .priority = 100};
+  s.usage.step_seconds = 300;
+  s.usage.values[0] = std::vector<float>(24, 300.0f);
+  for (int i = 0; i < 24; ++i) {
+    const float climb = i < 12 ? static_cast<float>(i) / 11.0f : 0.0f;
+    s.usage.values[1].push_back((0.3f + 0.68f * climb) * kGi);
+  }
+  Scenario scenario;
+  scenario.duration_s = 3 * kHours;
+  scenario.nodes = {MakeNode("a", 8000, 8 * kGi), MakeNode("b", 8000, 8 * kGi)};
+  scenario.workload.services.push_back(s);
+  Policy policy = MakePolicy("archimedes", 1);
+  const Metrics m = archimedes::Simulate(scenario, policy, SimOptions{.warmup_s = 600});
+  EXPECT_EQ(m.health_migrations, 1);
+  EXPECT_EQ(m.health_scale_outs, 0);
+  EXPECT_EQ(m.oom_kills, 0);
+}
+
 TEST(HealthActionTest, WithNowhereToMoveTheServiceScalesOut) {
   // One node: a replacement needs another node, one more replica does not.
   const Outcome r = Simulate({MakeNode("a", 8000, 8 * kGi)}, LeakyService(), "archimedes");
