@@ -45,7 +45,7 @@ Fleet MakeFleet(int num_nodes, int replicas, int node_cores) {
     Node n;
     n.name = "node-" + std::to_string(i);
     n.capacity = n.allocatable =
-        Resources::Of(1000 * node_cores, 256 * kGi, 2'000'000'000, 1'250'000'000);
+        Resources::Of(int64_t{1000} * node_cores, 256 * kGi, 2'000'000'000, 1'250'000'000);
     n.zone = "zone-" + std::to_string(i % 4);
     n.pod = "pod-" + std::to_string(i % 100);
     f.nodes.push_back(std::move(n));
@@ -57,7 +57,7 @@ Fleet MakeFleet(int num_nodes, int replicas, int node_cores) {
     Service svc;
     svc.name = "svc-" + std::to_string(s);
     svc.replicas = kReplicasPerService;
-    svc.requests = Resources::Of(1000 * (1 + s % 4), kGi * (2 + 2 * (s % 5)));
+    svc.requests = Resources::Of(int64_t{1000} * (1 + s % 4), kGi * (2 + 2 * (s % 5)));
     AppProfile p;
     p.app = svc.name;
     p.class_id = s % 6;
