@@ -5,17 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <memory>
 #include <optional>
-#include <vector>
 
-#include "sched/plugins/time_aware_fit.h"
-#include "sched/predicted_load.h"
+#include "support/movable_fleet.h"
 
 namespace archimedes {
 namespace {
 
-constexpr int64_t kGi = int64_t{1} << 30;
+using ::archimedes::testing::kGi;
+using ::archimedes::testing::MovableFleet;
+using ::archimedes::testing::TenCoreNodes;
 
 // cpu at `high` from 08:00 to 20:00 and `low` otherwise (or the reverse), memory flat at 1 GiB.
 std::array<DailyCurve, kNumDims> DayNight(bool day, float high, float low) {
@@ -34,47 +33,22 @@ std::array<DailyCurve, kNumDims> DayNight(bool day, float high, float low) {
 class PeakRefinerTest : public ::testing::Test {
  protected:
   void Build(int64_t allocatable_cpu) {
-    for (const char* name : {"a", "b"}) {
-      nodes_.push_back(Node{.name = name,
-                            .capacity = Resources::Of(10000, 64 * kGi),
-                            .allocatable = Resources::Of(allocatable_cpu, 64 * kGi)});
-    }
-    state_.emplace(nodes_);
-    load_.emplace(nodes_);
-    load_->SetService(0, 0, load_->AddCurve(DayNight(true, 4000, 1000)));
-    load_->SetService(1, 1, load_->AddCurve(DayNight(false, 4000, 1000)));
-    for (int32_t s : {0, 0, 1, 1}) {
-      Container c{.kind = OwnerKind::kService, .owner = s, .node = s, .requests = kRequests};
-      ids_.push_back(state_->Add(c));
-      load_->AddContainer(c);
-      pods_.push_back(PodRequest{.requests = kRequests, .kind = OwnerKind::kService, .owner = s});
-    }
-    std::vector<std::unique_ptr<FilterPlugin>> filters;
-    filters.push_back(std::make_unique<TimeAwareFit>());
-    scheduler_.emplace(std::move(filters), std::vector<WeightedScorer>{}, SchedulerOptions{});
+    fleet_.emplace(TenCoreNodes(2, allocatable_cpu));
+    fleet_->load.SetService(0, 0, fleet_->load.AddCurve(DayNight(true, 4000, 1000)));
+    fleet_->load.SetService(1, 1, fleet_->load.AddCurve(DayNight(false, 4000, 1000)));
+    for (int32_t s : {0, 0, 1, 1}) fleet_->Place(s, s, Resources::Of(2000, 2 * kGi));
   }
 
   RefineResult Refine() {
-    auto move = [&](ContainerId id, NodeId to) {
-      Container c = state_->container(id);
-      load_->RemoveContainer(c);
-      state_->Remove(id);
-      c.node = to;
-      load_->AddContainer(c);
-      return state_->Add(c);
-    };
-    return RefinePeaks(*scheduler_, SchedulingContext{*state_, &*load_}, ids_, pods_, move);
+    return RefinePeaks(fleet_->scheduler, fleet_->context(), fleet_->ids, fleet_->pods,
+                       fleet_->mover());
   }
 
-  float CpuPeakSum() const { return load_->peak(0, Dim::kCpu) + load_->peak(1, Dim::kCpu); }
+  float CpuPeakSum() const {
+    return fleet_->load.peak(0, Dim::kCpu) + fleet_->load.peak(1, Dim::kCpu);
+  }
 
-  const Resources kRequests = Resources::Of(2000, 2 * kGi);
-  std::vector<Node> nodes_;
-  std::optional<ClusterState> state_;
-  std::optional<PredictedLoad> load_;
-  std::optional<Scheduler> scheduler_;
-  std::vector<ContainerId> ids_;
-  std::vector<PodRequest> pods_;
+  std::optional<MovableFleet> fleet_;
 };
 
 TEST_F(PeakRefinerTest, MovesReplicasWhileTheSumOfPeaksFalls) {
@@ -84,11 +58,11 @@ TEST_F(PeakRefinerTest, MovesReplicasWhileTheSumOfPeaksFalls) {
   EXPECT_FLOAT_EQ(CpuPeakSum(), 10000) << "one day and one night replica per node";
   EXPECT_EQ(r.moves, 2) << "one swap's worth: each move lowers the sum, no move undoes another";
   EXPECT_NEAR(r.gain, 6000.0 / 20000, 1e-6);
-  for (size_t i = 0; i < ids_.size(); ++i) {
-    ASSERT_TRUE(state_->alive(ids_[i])) << "ids follow the moves";
-    EXPECT_EQ(state_->container(ids_[i]).owner, pods_[i].owner);
+  for (size_t i = 0; i < fleet_->ids.size(); ++i) {
+    ASSERT_TRUE(fleet_->state.alive(fleet_->ids[i])) << "ids follow the moves";
+    EXPECT_EQ(fleet_->state.container(fleet_->ids[i]).owner, fleet_->pods[i].owner);
   }
-  EXPECT_EQ(state_->containers_on(0).size(), 2u);
+  EXPECT_EQ(fleet_->state.containers_on(0).size(), 2u);
   EXPECT_EQ(Refine().moves, 0) << "nothing left to gain";
 }
 

@@ -5,17 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <memory>
 #include <optional>
-#include <vector>
 
-#include "sched/plugins/time_aware_fit.h"
-#include "sched/predicted_load.h"
+#include "support/movable_fleet.h"
 
 namespace archimedes {
 namespace {
 
-constexpr int64_t kGi = int64_t{1} << 30;
+using ::archimedes::testing::kGi;
+using ::archimedes::testing::MovableFleet;
+using ::archimedes::testing::TenCoreNodes;
 
 std::array<DailyCurve, kNumDims> Flat(float cpu) {
   std::array<DailyCurve, kNumDims> c;
@@ -31,60 +30,33 @@ std::array<DailyCurve, kNumDims> Flat(float cpu) {
 class MakeRoomTest : public ::testing::Test {
  protected:
   void Build(float pending_usage) {
-    for (const char* name : {"a", "b"}) {
-      nodes_.push_back(Node{.name = name,
-                            .capacity = Resources::Of(10000, 64 * kGi),
-                            .allocatable = Resources::Of(8000, 64 * kGi)});
-    }
-    state_.emplace(nodes_);
-    load_.emplace(nodes_);
-    load_->SetService(0, 0, load_->AddCurve(Flat(1500)));
-    load_->SetService(1, 1, load_->AddCurve(Flat(pending_usage)));
-    for (NodeId n : {0, 0, 0, 1, 1}) {
-      const Resources requests = Resources::Of(2000, kGi);
-      Container c{.kind = OwnerKind::kService, .owner = 0, .node = n, .requests = requests};
-      ids_.push_back(state_->Add(c));
-      load_->AddContainer(c);
-      pods_.push_back(PodRequest{.requests = requests, .kind = OwnerKind::kService, .owner = 0});
-    }
-    std::vector<std::unique_ptr<FilterPlugin>> filters;
-    filters.push_back(std::make_unique<TimeAwareFit>());
-    scheduler_.emplace(std::move(filters), std::vector<WeightedScorer>{}, SchedulerOptions{});
+    fleet_.emplace(TenCoreNodes(2, 8000));
+    fleet_->load.SetService(0, 0, fleet_->load.AddCurve(Flat(1500)));
+    fleet_->load.SetService(1, 1, fleet_->load.AddCurve(Flat(pending_usage)));
+    for (NodeId n : {0, 0, 0, 1, 1}) fleet_->Place(0, n, Resources::Of(2000, kGi));
   }
 
   NodeId Run() {
-    auto move = [&](ContainerId id, NodeId to) {
-      Container c = state_->container(id);
-      load_->RemoveContainer(c);
-      state_->Remove(id);
-      c.node = to;
-      load_->AddContainer(c);
-      return state_->Add(c);
-    };
-    return MakeRoom(*scheduler_, SchedulingContext{*state_, &*load_}, kPending, ids_, pods_, move);
+    return MakeRoom(fleet_->scheduler, fleet_->context(), kPending, fleet_->ids, fleet_->pods,
+                    fleet_->mover());
   }
 
   std::array<size_t, 2> Residents() const {
-    return {state_->containers_on(0).size(), state_->containers_on(1).size()};
+    return {fleet_->state.containers_on(0).size(), fleet_->state.containers_on(1).size()};
   }
 
   const PodRequest kPending{
       .requests = Resources::Of(6000, kGi), .kind = OwnerKind::kService, .owner = 1};
-  std::vector<Node> nodes_;
-  std::optional<ClusterState> state_;
-  std::optional<PredictedLoad> load_;
-  std::optional<Scheduler> scheduler_;
-  std::vector<ContainerId> ids_;
-  std::vector<PodRequest> pods_;
+  std::optional<MovableFleet> fleet_;
 };
 
 TEST_F(MakeRoomTest, MovesAReplicaThatHasNotStartedToFitOneThatFitsNowhere) {
   Build(5000);
-  ASSERT_FALSE(scheduler_->AnyFeasible(SchedulingContext{*state_, &*load_}, kPending));
+  ASSERT_FALSE(fleet_->scheduler.AnyFeasible(fleet_->context(), kPending));
   EXPECT_EQ(Run(), 1) << "b lacks the least";
   EXPECT_EQ(Residents(), (std::array<size_t, 2>{4, 1}));
-  EXPECT_TRUE(scheduler_->Feasible(SchedulingContext{*state_, &*load_}, kPending, 1));
-  for (ContainerId id : ids_) EXPECT_TRUE(state_->alive(id)) << "ids follow the moves";
+  EXPECT_TRUE(fleet_->scheduler.Feasible(fleet_->context(), kPending, 1));
+  for (ContainerId id : fleet_->ids) EXPECT_TRUE(fleet_->state.alive(id)) << "ids follow the moves";
 }
 
 // Service 1 uses 8 cores: beside any 1.5-core replica it crosses the 9-core limit, so no node can
@@ -93,9 +65,9 @@ TEST_F(MakeRoomTest, UndoesEveryMoveWhenThePodStillDoesNotFit) {
   Build(8000);
   EXPECT_EQ(Run(), -1);
   EXPECT_EQ(Residents(), (std::array<size_t, 2>{3, 2}));
-  for (ContainerId id : ids_) EXPECT_TRUE(state_->alive(id));
-  EXPECT_FLOAT_EQ(load_->peak(0, Dim::kCpu), 4500);
-  EXPECT_FLOAT_EQ(load_->peak(1, Dim::kCpu), 3000);
+  for (ContainerId id : fleet_->ids) EXPECT_TRUE(fleet_->state.alive(id));
+  EXPECT_FLOAT_EQ(fleet_->load.peak(0, Dim::kCpu), 4500);
+  EXPECT_FLOAT_EQ(fleet_->load.peak(1, Dim::kCpu), 3000);
 }
 
 }  // namespace
