@@ -97,18 +97,15 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
                   .services = KubernetesScheduler<LeastAllocated>(seed),
                   .batch = TimeAwareBatchScheduler(seed + 1)};
   }
-  if (name == "archimedes-no-health") {
+  // archimedes with one capability off, for measuring what it changes.
+  if (name == "archimedes-no-health" || name == "archimedes-greedy") {
     Policy policy = MakePolicy("archimedes", seed);
     policy.name = name;
-    policy.description = "archimedes without acting on health warnings";
-    policy.act_on_health = false;
-    return policy;
-  }
-  if (name == "archimedes-greedy") {
-    Policy policy = MakePolicy("archimedes", seed);
-    policy.name = name;
-    policy.description = "archimedes without refining the greedy service placement";
-    policy.refine_placement = false;
+    const bool no_health = name == "archimedes-no-health";
+    policy.description = no_health ? "archimedes without acting on health warnings"
+                                   : "archimedes without refining the greedy service placement";
+    policy.act_on_health = !no_health;
+    policy.refine_placement = no_health;
     return policy;
   }
   std::string known;

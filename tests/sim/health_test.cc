@@ -22,16 +22,22 @@ Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
               .allocatable = Resources::Of(cpu, memory)};
 }
 
-// Three replicas using a flat 0.5 GiB against a 1 GiB limit; a leak fills the 0.5 GiB headroom in
-// two hours, at 0.5 leaks per day of container age.
-Service LeakyService() {
-  Service s{.name = "web",
-            .app = "web",
-            .replicas = 3,
+// `replicas` of 1 core and 1 GiB with a 1 GiB memory limit; usage in 5-minute steps.
+Service LimitedService(std::string name, int replicas) {
+  Service s{.name = name,
+            .app = name,
+            .replicas = replicas,
             .requests = Resources::Of(1000, kGi),
             .limits = Resources::Of(0, kGi),
             .priority = 100};
   s.usage.step_seconds = 300;
+  return s;
+}
+
+// Three replicas using a flat 0.5 GiB against a 1 GiB limit; a leak fills the 0.5 GiB headroom in
+// two hours, at 0.5 leaks per day of container age.
+Service LeakyService() {
+  Service s = LimitedService("web", 3);
   s.usage.values[0] = std::vector<float>(12, 300.0f);
   s.usage.values[1] = std::vector<float>(12, 0.5f * kGi);
   s.usage.leak_per_day = 0.5f;
@@ -125,13 +131,7 @@ TEST(HealthActionTest, AWarnedLeakMovesMakeBeforeBreakBeforeItsOomKill) {
 // no leak, every incarnation does it. The first warning moves it; when the replacement is warned
 // in turn, moving has proved useless and the service's warnings are no longer acted on.
 TEST(HealthActionTest, AMoveThatDoesNotCureTheTrendIsNotRepeated) {
-  Service s{.name = "ramp",
-            .app = "ramp",
-            .replicas = 1,
-            .requests = Resources::Of(1000, kGi),
-            .limits = Resources::Of(0, kGi),
-            .priority = 100};
-  s.usage.step_seconds = 300;
+  Service s = LimitedService("ramp", 1);
   s.usage.values[0] = std::vector<float>(24, 300.0f);
   for (int i = 0; i < 24; ++i) {
     const float climb = i < 12 ? static_cast<float>(i) / 11.0f : 0.0f;
