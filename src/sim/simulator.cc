@@ -634,6 +634,11 @@ void Simulation::PlaceServices() {
                               id, to, "to make room for a replica that fit nowhere");
                         });
         by_profile = node >= 0;
+        if (explain && node >= 0) {
+          options_.explain_out("refined: placed on " + state_.node(node).name +
+                               " after moving replicas there that had not started "
+                               "(docs/placement.md)\n");
+        }
       }
       if (node < 0) {
         if (PreemptFor(s)) continue;
