@@ -166,6 +166,24 @@ void BatchPlanner::RefreshEnvelope(NodeId n, int begin, int end) {
   }
 }
 
+bool BatchPlanner::KnownToFail(const Window& w, int first, int last) const {
+  for (const Failure& f : failures_) {
+    bool dominated = f.reserving <= reserving_ && f.first <= first && f.last >= last &&
+                     f.run <= w.run && f.run_now <= w.run_now;
+    for (int a = 0; a < dims_ && dominated; ++a) dominated = f.need[a] <= need_[a];
+    if (dominated) return true;
+  }
+  return false;
+}
+
+void BatchPlanner::RememberFailure(const Window& w, int first, int last) {
+  if (!options_.skip_known_failures || failures_.size() == kMaxFailures) return;
+  Failure f{
+      .reserving = reserving_, .first = first, .last = last, .run = w.run, .run_now = w.run_now};
+  std::copy(need_.begin(), need_.end(), f.need.begin());
+  failures_.push_back(f);
+}
+
 bool BatchPlanner::EnvelopeAdmits(NodeId n) const {
   if (!schedulable_[n]) return false;
   for (int a = 0; a < dims_; ++a) {
@@ -457,6 +475,7 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
     return da != db ? da < db : x < y;
   });
 
+  failures_.clear();
   auto set_need = [&](const PendingJob& job) {
     for (int a = 0; a < dims_; ++a) need_[a] = job.task_requests[options_.dims[a]];
     reserving_ = job.type == JobType::kOffline;
@@ -469,13 +488,16 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
     set_need(job);
     const Window w = WindowOf(job);
     int placed = 0;
-    if (w.last_on_time >= w.first) {
+    if (w.last_on_time >= w.first && !KnownToFail(w, w.first, w.last_on_time)) {
       if (job.gang) {
         placed = PlanGang(j, job, w, w.last_on_time, false);
-      } else if (job.type == JobType::kServerless) {
-        placed = PlanEarliest(j, w, w.last_on_time, job.tasks, false);
       } else {
-        placed = PlanOffline(j, w, job.tasks);
+        placed = job.type == JobType::kServerless
+                     ? PlanEarliest(j, w, w.last_on_time, job.tasks, false)
+                     : PlanOffline(j, w, job.tasks);
+        // Tasks left over: no node has a start left in the window (the earliest ones were taken
+        // first, and the landscape only fills).
+        if (placed < job.tasks) RememberFailure(w, w.first, w.last_on_time);
       }
     }
     outcomes_[j].unplaced = job.tasks - placed;
@@ -490,8 +512,10 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
     late_jobs_.push_back(j);
     set_need(job);
     w.first = std::max(w.first, w.last_on_time + 1);
+    if (w.first > w.last || KnownToFail(w, w.first, w.last)) continue;
     const int placed = job.gang ? PlanGang(j, job, w, w.last, true)
                                 : PlanEarliest(j, w, w.last, outcome.unplaced, true);
+    if (!job.gang && placed < outcome.unplaced) RememberFailure(w, w.first, w.last);
     outcome.unplaced -= placed;
   }
   for (const TaskPlacement& p : placements_) {

@@ -28,6 +28,7 @@
 #ifndef ARCHIMEDES_SCHED_BATCH_PLANNER_H_
 #define ARCHIMEDES_SCHED_BATCH_PLANNER_H_
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -56,6 +57,11 @@ struct PlannerOptions {
   // (s − earliest) / horizon. valley_weight > 1 makes a valley win over a tight fit at a peak.
   double valley_weight = 2.0;
   double delay_weight = 0.05;
+  // Within one planning call, a job whose tasks need at least as much as one that found no start
+  // at all, over a run at least as long, in a window inside that one, is not scanned: the
+  // landscape only fills as jobs are planned, so it finds none either. The plan is exactly the one
+  // without it (tested); off only for that test. An overloaded queue is where it saves the scans.
+  bool skip_known_failures = true;
 };
 
 // Tasks of one job still to start; all identical.
@@ -169,6 +175,9 @@ class BatchPlanner {
     return need_[a] + (reserving_ ? reserve_[static_cast<size_t>(n) * dims_ + a] : 0);
   }
   bool EnvelopeAdmits(NodeId n) const;
+  // The current job (need_, reserving_) over [first, last] of `w`: known to find no start.
+  bool KnownToFail(const Window& w, int first, int last) const;
+  void RememberFailure(const Window& w, int first, int last);
   int64_t WindowMin(int row, int begin, int end) const;
   int LastBlocker(int row, int64_t need, int begin, int end) const;
   bool Fits(NodeId n, int begin, int end) const;
@@ -207,6 +216,14 @@ class BatchPlanner {
   std::vector<int64_t> prefix_min_, suffix_min_, window_min_;
   std::vector<std::pair<NodeId, int>> gang_nodes_;
   int rotation_ = 0;
+  // Jobs that found no start in [first, last], this planning call (skip_known_failures).
+  struct Failure {
+    std::array<int64_t, kNumDims> need{};
+    bool reserving = false;
+    int first = 0, last = 0, run = 0, run_now = 0;
+  };
+  static constexpr size_t kMaxFailures = 32;
+  std::vector<Failure> failures_;
 
   std::vector<TaskPlacement> placements_, start_now_;
   std::vector<JobOutcome> outcomes_;
