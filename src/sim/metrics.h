@@ -90,7 +90,8 @@ class LatencyHistogram {
   int64_t count() const { return count_; }
 
  private:
-  static constexpr int kBuckets = 400;  // 10^(i/50) ns .. covers 1 ns to 10^8 ns
+  // 10^(i/50) ns: covers 1 ns to 100 s (a planner call over an overloaded queue can take seconds)
+  static constexpr int kBuckets = 550;
   std::array<int64_t, kBuckets> buckets_{};
   int64_t count_ = 0;
 };
