@@ -39,6 +39,8 @@ double Covers(const Resources& free, const Resources& pod, const Resources& requ
 NodeId MakeRoom(const Scheduler& scheduler, const SchedulingContext& ctx, const PodRequest& pod,
                 std::span<ContainerId> movable, std::span<const PodRequest> movable_pods,
                 const ReplicaMover& move, int max_nodes) {
+  // Cycles after the one that placed a service have nothing movable: no scan of the fleet then.
+  if (movable.empty()) return -1;
   const ClusterState& state = ctx.state;
   const PredictedLoad& load = *ctx.predicted;
   const int num_nodes = state.num_nodes();
