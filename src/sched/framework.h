@@ -47,6 +47,9 @@ struct SchedulingContext {
   // Per node, room that batch tasks other than serverless ones leave free, so that serverless
   // tasks, which tolerate seconds, find it the moment they arrive (empty = none).
   std::span<const Resources> serverless_reserve = {};
+  // Per node, the CPU (millicores) serverless tasks may take from the offline tasks there, which
+  // the node then throttles (Policy::serverless_cpu_borrow; empty = none).
+  std::span<const int64_t> borrowable_cpu = {};
   int64_t now = 0;  // seconds; time-aware plugins read their time bins from it
 };
 

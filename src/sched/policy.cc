@@ -94,23 +94,32 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
                   .eviction = EvictionMode::kMinimal,
                   .act_on_health = true,
                   .refine_placement = true,
+                  // Offline tasks keep at least half their CPU: a serverless burst can at most
+                  // double their run.
+                  .serverless_cpu_borrow = 0.5,
                   .services = KubernetesScheduler<LeastAllocated>(seed),
                   .batch = TimeAwareBatchScheduler(seed + 1)};
   }
   // archimedes with one capability off, for measuring what it changes.
-  if (name == "archimedes-no-health" || name == "archimedes-greedy") {
+  if (name == "archimedes-no-health" || name == "archimedes-greedy" ||
+      name == "archimedes-no-borrow") {
     Policy policy = MakePolicy("archimedes", seed);
     policy.name = name;
-    const bool no_health = name == "archimedes-no-health";
-    policy.description = no_health ? "archimedes without acting on health warnings"
-                                   : "archimedes without refining the greedy service placement";
-    policy.act_on_health = !no_health;
-    policy.refine_placement = no_health;
+    if (name == "archimedes-no-health") {
+      policy.description = "archimedes without acting on health warnings";
+      policy.act_on_health = false;
+    } else if (name == "archimedes-greedy") {
+      policy.description = "archimedes without refining the greedy service placement";
+      policy.refine_placement = false;
+    } else {
+      policy.description = "archimedes with the serverless reserve's CPU kept free of offline tasks";
+      policy.serverless_cpu_borrow = 0;
+    }
     return policy;
   }
   std::string known;
   for (const std::string& n : PolicyNames()) known += n + ", ";
-  known += "archimedes-no-health, archimedes-greedy";
+  known += "archimedes-no-health, archimedes-greedy, archimedes-no-borrow";
   throw std::invalid_argument("unknown policy \"" + std::string(name) + "\" (known: " + known +
                               ")");
 }

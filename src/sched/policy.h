@@ -44,6 +44,11 @@ struct Policy {
   // room for a replica that fits nowhere (sched/room_maker.h), and then while that lowers the sum
   // of the nodes' predicted peaks (sched/peak_refiner.h).
   bool refine_placement = false;
+  // kPlanned: the share of the CPU requested by offline tasks on a node that serverless tasks may
+  // borrow (the node then throttles the offline tasks, never the serverless ones). Offline tasks
+  // then need not keep the CPU of the serverless reserve free, only its memory: the reserve's CPU
+  // works for them until a serverless burst arrives. 0 keeps the whole reserve free.
+  double serverless_cpu_borrow = 0;
   // Places long-running service replicas. For kProfiles this is the request-based fallback; the
   // driver replaces it with the profile-driven scheduler once it has profiles.
   Scheduler services;
@@ -59,8 +64,9 @@ struct Policy {
 std::vector<std::string> PolicyNames();
 
 // Besides those names, "archimedes-no-health" is archimedes with act_on_health off, for measuring
-// what acting on health warnings changes, and "archimedes-greedy" archimedes with refine_placement
-// off, for measuring what refining the greedy service placement changes. Throws
+// what acting on health warnings changes, "archimedes-greedy" archimedes with refine_placement
+// off, for measuring what refining the greedy service placement changes, and
+// "archimedes-no-borrow" archimedes with serverless_cpu_borrow 0. Throws
 // std::invalid_argument naming the unknown policy and the known ones.
 Policy MakePolicy(std::string_view name, uint64_t seed);
 

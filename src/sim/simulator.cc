@@ -153,6 +153,7 @@ class Simulation {
   void SampleServerlessDemand();
   void UpdateServerlessReserve();
   void StartPlanned();
+  void CountTask(int32_t j, NodeId n, int sign);
   void ReportLate();
   int64_t PlanBin(int64_t t) const { return t / planner_->options().bin_seconds; }
   double YieldBatch(NodeId n);
@@ -291,6 +292,10 @@ class Simulation {
   Resources serverless_peak_;  // of serverless_running_ since the last sample
   std::deque<std::pair<int64_t, Resources>> serverless_demand_;  // (tick, peak in it)
   std::vector<Resources> serverless_reserve_;
+  // Policy::serverless_cpu_borrow: per node, the CPU requested by tasks other than serverless
+  // ones, and the share of it serverless tasks may take (the node throttles the others for them).
+  std::vector<int64_t> offline_cpu_;
+  std::vector<int64_t> borrowable_cpu_;
   std::vector<int32_t> pending_owner_;  // job of each plan_pending_ entry
   std::vector<YieldingTask> yielding_;
   std::vector<ContainerId> yielding_ids_;
@@ -315,7 +320,9 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
       end_(scenario.duration_s),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
       batch_allocatable_(scenario.nodes.size()),
-      service_usage_ring_(scenario.nodes.size() * kPeakWindow) {
+      service_usage_ring_(scenario.nodes.size() * kPeakWindow),
+      offline_cpu_(scenario.nodes.size()),
+      borrowable_cpu_(scenario.nodes.size()) {
   for (NodeId n = 0; n < state_.num_nodes(); ++n) node_index_[state_.node(n).name] = n;
   if (policy_.act_on_health) health_.emplace();
   std::unordered_map<std::string, int32_t> service_index;
@@ -373,6 +380,7 @@ SchedulingContext Simulation::Context() const {
                            .predicted = predicted_ ? &*predicted_ : nullptr,
                            .batch_allocatable = batch_allocatable_,
                            .serverless_reserve = serverless_reserve_,
+                           .borrowable_cpu = borrowable_cpu_,
                            .now = now_};
 }
 
@@ -394,6 +402,8 @@ void Simulation::ApplyNodeEvent(const NodeEvent& e) {
     node_service_usage_at_.push_back(-1);
     node_freed_.push_back(0);
     batch_allocatable_.emplace_back();
+    offline_cpu_.push_back(0);
+    borrowable_cpu_.push_back(0);
     service_usage_ring_.resize(service_usage_ring_.size() + kPeakWindow);
     if (predicted_) predicted_->AddNode(e.spec);
     dirty_ = true;
@@ -523,9 +533,7 @@ void Simulation::RemoveContainer(ContainerId id) {
   const Container& c = state_.container(id);
   NodeId n = c.node;
   if (predicted_ && c.kind == OwnerKind::kService) predicted_->RemoveContainer(c);
-  if (c.kind == OwnerKind::kTask && workload_.jobs[c.owner].type == JobType::kServerless) {
-    serverless_running_ -= c.requests;
-  }
+  if (c.kind == OwnerKind::kTask) CountTask(c.owner, n, -1);
   state_.Remove(id);
   dirty_ = true;
   if (!node_freed_[n]) {
@@ -563,8 +571,11 @@ Resources Simulation::TaskRoom(NodeId n) const {
       return state_.unrequested(n);
     case BatchPlacement::kReclaimed:
       return batch_allocatable_[n] - state_.task_requested(n);
-    case BatchPlacement::kPlanned:
-      return state_.node(n).capacity - state_.task_requested(n);
+    case BatchPlacement::kPlanned: {
+      Resources room = state_.node(n).capacity - state_.task_requested(n);
+      room[Dim::kCpu] += borrowable_cpu_[n];
+      return room;
+    }
   }
   return Resources{};
 }
@@ -993,10 +1004,13 @@ void Simulation::UpdateServerlessReserve() {
     if (state_.ready(n)) ready_capacity += state_.node(n).capacity;
   }
   serverless_reserve_.assign(state_.num_nodes(), Resources{});
+  // Serverless tasks that borrow CPU from offline ones find the reserve's CPU by throttling them:
+  // offline tasks then keep only the rest of the reserve free.
+  const bool borrowing = policy_.serverless_cpu_borrow > 0;
   for (NodeId n = 0; n < state_.num_nodes(); ++n) {
     if (!state_.ready(n)) continue;
     for (Dim d : kAllDims) {
-      if (ready_capacity[d] <= 0) continue;
+      if (ready_capacity[d] <= 0 || (borrowing && d == Dim::kCpu)) continue;
       serverless_reserve_[n][d] = static_cast<int64_t>(
           std::ceil(static_cast<double>(peak[d]) * static_cast<double>(state_.node(n).capacity[d]) /
                     static_cast<double>(ready_capacity[d])));
@@ -1032,6 +1046,23 @@ void Simulation::ReportLate() {
   }
 }
 
+// Keeps the tallies by task type: serverless demand, and the CPU serverless tasks may borrow.
+void Simulation::CountTask(int32_t j, NodeId n, int sign) {
+  const BatchJob& job = workload_.jobs[j];
+  if (job.type == JobType::kServerless) {
+    if (sign > 0) {
+      serverless_running_ += job.task_requests;
+      serverless_peak_ = Max(serverless_peak_, serverless_running_);
+    } else {
+      serverless_running_ -= job.task_requests;
+    }
+    return;
+  }
+  offline_cpu_[n] += sign * job.task_requests.cpu();
+  borrowable_cpu_[n] = static_cast<int64_t>(static_cast<double>(offline_cpu_[n]) *
+                                            policy_.serverless_cpu_borrow);
+}
+
 ContainerId Simulation::StartTask(int32_t j, NodeId node) {
   const BatchJob& job = workload_.jobs[j];
   JobRun& run = jobs_[j];
@@ -1043,10 +1074,7 @@ ContainerId Simulation::StartTask(int32_t j, NodeId node) {
               .priority = job.priority,
               .start_time = now_};
   ContainerId id = state_.Add(c);
-  if (job.type == JobType::kServerless) {
-    serverless_running_ += job.task_requests;
-    serverless_peak_ = Max(serverless_peak_, serverless_running_);
-  }
+  CountTask(j, node, 1);
   if (static_cast<size_t>(id) >= tasks_.size()) tasks_.resize(id + 1);
   TaskRun& task = tasks_[id];
   task.job = j;
@@ -1220,6 +1248,9 @@ double Simulation::YieldBatch(NodeId n) {
     const double left = t.remaining - static_cast<double>(now_ - t.last_update) * t.rate;
     YieldingTask& y = yielding_.emplace_back();
     for (int d = 0; d < kNumDims; ++d) y.usage[d] = u[d];
+    // UsageTick shares the CPU out itself (serverless tasks first when they borrow): the throttle
+    // here is for disk and network.
+    y.usage[static_cast<int>(Dim::kCpu)] = 0;
     y.progress = static_cast<double>(workload_.jobs[c.owner].duration_s) - left;
     yielding_ids_.push_back(id);
   }
@@ -1503,10 +1534,15 @@ void Simulation::UsageTick() {
     }
     if (!moves_.empty()) StopLeavingReplicas(n, options_.cpu_hot_threshold);
     Usage service_usage{}, batch_usage{};
+    double serverless_cpu = 0;
     for (const auto& [id, u] : node_containers_) {
       if (!state_.alive(id) || state_.container(id).node != n) continue;  // evicted or moved
-      Usage& sum = state_.container(id).kind == OwnerKind::kService ? service_usage : batch_usage;
+      const Container& c = state_.container(id);
+      Usage& sum = c.kind == OwnerKind::kService ? service_usage : batch_usage;
       for (int d = 0; d < kNumDims; ++d) sum[d] += u[d];
+      if (c.kind == OwnerKind::kTask && workload_.jobs[c.owner].type == JobType::kServerless) {
+        serverless_cpu += u[0];
+      }
     }
     SetServiceUsage(n, service_usage);
     if (reclaiming) UpdateBatchAllocatable(n, service_usage);
@@ -1516,17 +1552,30 @@ void Simulation::UsageTick() {
     // reclaiming policy, of the capacity outside the burst buffer (its tasks slow down).
     const double batch_cpu_limit =
         reclaiming ? cpu_capacity * (1.0 - policy_.buffer) : cpu_capacity;
-    double batch_rate = 1;
-    if (service_usage[0] + batch_usage[0] > batch_cpu_limit && batch_usage[0] > 0) {
-      batch_rate = std::max(0.0, batch_cpu_limit - service_usage[0]) / batch_usage[0];
+    // Batch shares the room evenly, unless serverless tasks borrow CPU from offline ones: then
+    // they are served first and the offline tasks get the rest.
+    const double cpu_room = std::max(0.0, batch_cpu_limit - service_usage[0]);
+    const double offline_cpu = std::max(0.0, batch_usage[0] - serverless_cpu);
+    double serverless_rate = 1, offline_rate = 1;
+    if (batch_usage[0] > cpu_room) {
+      if (policy_.serverless_cpu_borrow > 0) {
+        if (serverless_cpu > cpu_room) serverless_rate = cpu_room / serverless_cpu;
+        offline_rate = std::max(0.0, cpu_room - serverless_cpu * serverless_rate) /
+                       std::max(offline_cpu, 1e-9);
+        offline_rate = std::min(offline_rate, 1.0);
+      } else {
+        serverless_rate = offline_rate = cpu_room / batch_usage[0];
+      }
     }
-    // The yield throttle also covers disk and network; the cpu share above comes from the very
-    // sums `actual` is built from, so float rounding never lifts a node over its threshold.
-    batch_rate = std::min(batch_rate, yield_throttle);
+    // The yield throttle also covers disk and network.
+    serverless_rate = std::min(serverless_rate, yield_throttle);
+    offline_rate = std::min(offline_rate, yield_throttle);
     Usage actual{};
     for (int d = 0; d < kNumDims; ++d) actual[d] = service_usage[d] + batch_usage[d];
-    actual[0] =
-        static_cast<float>(std::min(service_usage[0] + batch_usage[0] * batch_rate, cpu_capacity));
+    // Capped at the room, so that float rounding never lifts a node over its threshold.
+    const double batch_cpu =
+        std::min(serverless_cpu * serverless_rate + offline_cpu * offline_rate, cpu_room);
+    actual[0] = static_cast<float>(std::min(service_usage[0] + batch_cpu, cpu_capacity));
     const double memory_capacity = static_cast<double>(node.capacity.memory());
     const bool memory_over = actual[1] > memory_capacity * options_.memory_hot_threshold;
     const bool hot = actual[0] > cpu_capacity * options_.cpu_hot_threshold || memory_over;
@@ -1535,13 +1584,15 @@ void Simulation::UsageTick() {
       const Container& c = state_.container(id);
       if (c.kind != OwnerKind::kTask) continue;
       TaskRun& task = tasks_[id];
-      if (task.rate == batch_rate) continue;
+      const double rate = workload_.jobs[c.owner].type == JobType::kServerless ? serverless_rate
+                                                                               : offline_rate;
+      if (task.rate == rate) continue;
       task.remaining -= static_cast<double>(now_ - task.last_update) * task.rate;
       task.last_update = now_;
-      task.rate = batch_rate;
+      task.rate = rate;
       ++task.generation;
-      if (batch_rate > 0) {
-        int64_t left = static_cast<int64_t>(std::ceil(std::max(0.0, task.remaining) / batch_rate));
+      if (rate > 0) {
+        int64_t left = static_cast<int64_t>(std::ceil(std::max(0.0, task.remaining) / rate));
         finishes_.push({now_ + std::max<int64_t>(left, 1), id, task.generation});
       }
     }

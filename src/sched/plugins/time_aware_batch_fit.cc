@@ -25,16 +25,18 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
       (pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
   const Resources& batch = ctx.state.task_requested(node);
   const bool reserving = !pod.serverless && !ctx.serverless_reserve.empty();
+  // A serverless task may also take the CPU the node can throttle out of its offline tasks.
+  const int64_t borrowable =
+      pod.serverless && !ctx.borrowable_cpu.empty() ? ctx.borrowable_cpu[node] : 0;
   Room room{.fits = true};
   for (Dim d : kBatchDims) {
     const float limit = load.limit(node, d);
     const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
-    float left = load.MinFree(node, d, first, span) - static_cast<float>(batch[d]) -
-                 static_cast<float>(pod.requests[d]) - reserve;
+    const int64_t claimed = batch[d] + pod.requests[d] - (d == Dim::kCpu ? borrowable : 0);
+    float left =
+        load.MinFree(node, d, first, span) - static_cast<float>(claimed) - reserve;
     if (!ctx.batch_allocatable.empty()) {
-      left = std::min(
-          left, static_cast<float>(ctx.batch_allocatable[node][d] - batch[d] - pod.requests[d]) -
-                    reserve);
+      left = std::min(left, static_cast<float>(ctx.batch_allocatable[node][d] - claimed) - reserve);
     }
     if (left < 0) room.fits = false;
     const float share = limit > 0 ? left / limit : 0;

@@ -7,8 +7,9 @@
 // its place taken again by the next. Tasks therefore start only where a valley or a fragment will
 // hold them for their whole run, and wait (within their tolerance) for one that will.
 // The scorer prefers the tightest such window (best fit), so large valleys stay whole for large
-// tasks. Tasks other than serverless ones also leave the context's serverless reserve free. GPUs
-// are not reclaimed: a task's GPU request must fit the batch allocatable GPU left by requests.
+// tasks. Tasks other than serverless ones also leave the context's serverless reserve free;
+// serverless ones may count the context's borrowable CPU as room (the node throttles offline
+// tasks for them). GPUs are not reclaimed: a task's GPU request must fit the batch allocatable GPU left by requests.
 #ifndef ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 #define ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 
