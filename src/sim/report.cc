@@ -1,5 +1,6 @@
 #include "sim/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -119,7 +120,12 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
        }},
       {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
-  constexpr int kLabelWidth = 26, kColumnWidth = 15;
+  constexpr int kLabelWidth = 26;
+  // Wide enough for every value and for the longest policy name, with two spaces before it.
+  int column_width = 15;
+  for (const PolicyResult& r : results) {
+    column_width = std::max(column_width, static_cast<int>(r.policy.size()) + 2);
+  }
   std::string out = "scenario: " + scenario.value("name", std::string()) + "\n";
   out += "  " + std::to_string(scenario.value("nodes", 0)) + " nodes, " +
          std::to_string(scenario.value("services", 0)) + " services (" +
@@ -134,11 +140,11 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
     return s;
   };
   std::string header(kLabelWidth, ' ');
-  for (const PolicyResult& r : results) header += pad(r.policy, kColumnWidth);
+  for (const PolicyResult& r : results) header += pad(r.policy, column_width);
   out += header + "\n";
   for (const Row& row : rows) {
     std::string line = row.label + std::string(kLabelWidth - row.label.size(), ' ');
-    for (const PolicyResult& r : results) line += pad(row.value(r.metrics), kColumnWidth);
+    for (const PolicyResult& r : results) line += pad(row.value(r.metrics), column_width);
     out += line + "\n";
   }
   return out;

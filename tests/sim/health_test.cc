@@ -162,7 +162,7 @@ TEST(ServicePhysicsTest, MemoryAboveTheLimitIsOomKilledUnderEveryPolicy) {
   Service s = LeakyService();
   s.usage.leak_per_day = 0;
   s.usage.values[1] = std::vector<float>(12, 1.5f * kGi);  // above its 1 GiB limit, node has room
-  for (const std::string& policy : {"k8s-default", "reclaim", "archimedes"}) {
+  for (const std::string policy : {"k8s-default", "reclaim", "archimedes"}) {
     const Outcome r = Simulate({MakeNode("a", 8000, 8 * kGi)}, s, policy);
     EXPECT_GT(r.metrics.oom_kills, 100) << policy;  // killed again at every tick
     ASSERT_EQ(r.records.size(), 1u);

@@ -56,7 +56,7 @@ BatchJob OneTaskJob(int64_t submit, Resources requests, int64_t duration, int64_
 
 TEST(SimulatorTest, KubernetesPoliciesNeverOvercommitRequests) {
   Scenario scenario = SmallScenario();
-  for (const std::string& name : {"k8s-default", "k8s-binpack"}) {
+  for (const std::string name : {"k8s-default", "k8s-binpack"}) {
     Policy policy = MakePolicy(name, 1);
     SimOptions options = QuickOptions();
     int64_t checks = 0;
@@ -312,7 +312,7 @@ TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
   Policy k8s = MakePolicy("k8s-default", 1);
   const Metrics base = Simulate(scenario, k8s, options);
   std::map<std::string, Metrics> results;
-  for (const std::string& name : {"reclaim", "archimedes"}) {
+  for (const std::string name : {"reclaim", "archimedes"}) {
     Policy policy = MakePolicy(name, 1);
     const Metrics m = results[name] = Simulate(scenario, policy, options);
     // archimedes holds a serverless reserve back from offline tasks (docs/batch.md), so it
@@ -369,7 +369,7 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
   serverless.name = "function";
   serverless.type = JobType::kServerless;
   scenario.workload.jobs.push_back(serverless);
-  for (const char* name : {"archimedes", "archimedes-no-borrow"}) {
+  for (const std::string name : {"archimedes", "archimedes-no-borrow"}) {
     Policy policy = MakePolicy(name, 1);
     SimOptions options;
     options.warmup_s = 0;
@@ -385,9 +385,9 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
       if (!function && serverless_start >= 0 && serverless_end < 0) serverless_end = now;
     };
     Metrics m = Simulate(scenario, policy, options);
-    EXPECT_EQ(m.tasks_finished, std::string(name) == "archimedes" ? 2 : 1) << name;
+    EXPECT_EQ(m.tasks_finished, name == "archimedes" ? 2 : 1) << name;
     EXPECT_EQ(m.hot_node_time, 0) << name;
-    if (std::string(name) == "archimedes") {
+    if (name == "archimedes") {
       EXPECT_LE(serverless_start, 900 + 30);
       // 9000m of room: the function keeps its 2000m, the offline task runs at 7/8 speed while
       // they overlap (600 s), so it ends about 75 s late.
@@ -406,7 +406,7 @@ TEST(SimulatorTest, ExplainsTheFirstPlacementOfAService) {
   Scenario scenario = SmallScenario(20, 1, 3);
   scenario.duration_s = 600;
   const std::string service = scenario.workload.services.front().name;
-  for (const std::string& name : {"k8s-default", "archimedes"}) {
+  for (const std::string name : {"k8s-default", "archimedes"}) {
     Policy policy = MakePolicy(name, 1);
     SimOptions options = QuickOptions();
     std::string text;
