@@ -112,7 +112,8 @@ Policy MakePolicy(std::string_view name, uint64_t seed) {
       policy.description = "archimedes without refining the greedy service placement";
       policy.refine_placement = false;
     } else {
-      policy.description = "archimedes with the serverless reserve's CPU kept free of offline tasks";
+      policy.description =
+          "archimedes with the serverless reserve's CPU kept free of offline tasks";
       policy.serverless_cpu_borrow = 0;
     }
     return policy;

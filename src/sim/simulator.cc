@@ -1059,8 +1059,8 @@ void Simulation::CountTask(int32_t j, NodeId n, int sign) {
     return;
   }
   offline_cpu_[n] += sign * job.task_requests.cpu();
-  borrowable_cpu_[n] = static_cast<int64_t>(static_cast<double>(offline_cpu_[n]) *
-                                            policy_.serverless_cpu_borrow);
+  borrowable_cpu_[n] =
+      static_cast<int64_t>(static_cast<double>(offline_cpu_[n]) * policy_.serverless_cpu_borrow);
 }
 
 ContainerId Simulation::StartTask(int32_t j, NodeId node) {
@@ -1584,8 +1584,8 @@ void Simulation::UsageTick() {
       const Container& c = state_.container(id);
       if (c.kind != OwnerKind::kTask) continue;
       TaskRun& task = tasks_[id];
-      const double rate = workload_.jobs[c.owner].type == JobType::kServerless ? serverless_rate
-                                                                               : offline_rate;
+      const double rate =
+          workload_.jobs[c.owner].type == JobType::kServerless ? serverless_rate : offline_rate;
       if (task.rate == rate) continue;
       task.remaining -= static_cast<double>(now_ - task.last_update) * task.rate;
       task.last_update = now_;

@@ -33,8 +33,7 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
     const float limit = load.limit(node, d);
     const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
     const int64_t claimed = batch[d] + pod.requests[d] - (d == Dim::kCpu ? borrowable : 0);
-    float left =
-        load.MinFree(node, d, first, span) - static_cast<float>(claimed) - reserve;
+    float left = load.MinFree(node, d, first, span) - static_cast<float>(claimed) - reserve;
     if (!ctx.batch_allocatable.empty()) {
       left = std::min(left, static_cast<float>(ctx.batch_allocatable[node][d] - claimed) - reserve);
     }

@@ -9,7 +9,8 @@
 // The scorer prefers the tightest such window (best fit), so large valleys stay whole for large
 // tasks. Tasks other than serverless ones also leave the context's serverless reserve free;
 // serverless ones may count the context's borrowable CPU as room (the node throttles offline
-// tasks for them). GPUs are not reclaimed: a task's GPU request must fit the batch allocatable GPU left by requests.
+// tasks for them). GPUs are not reclaimed: a task's GPU request must fit the batch allocatable GPU
+// left by requests.
 #ifndef ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 #define ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 
