@@ -512,10 +512,13 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
     late_jobs_.push_back(j);
     set_need(job);
     w.first = std::max(w.first, w.last_on_time + 1);
-    if (w.first > w.last || KnownToFail(w, w.first, w.last)) continue;
-    const int placed = job.gang ? PlanGang(j, job, w, w.last, true)
-                                : PlanEarliest(j, w, w.last, outcome.unplaced, true);
-    if (!job.gang && placed < outcome.unplaced) RememberFailure(w, w.first, w.last);
+    const int last = options_.late_window_bins > 0
+                         ? std::min(w.last, current_bin_ + options_.late_window_bins - 1)
+                         : w.last;
+    if (w.first > last || KnownToFail(w, w.first, last)) continue;
+    const int placed = job.gang ? PlanGang(j, job, w, last, true)
+                                : PlanEarliest(j, w, last, outcome.unplaced, true);
+    if (!job.gang && placed < outcome.unplaced) RememberFailure(w, w.first, last);
     outcome.unplaced -= placed;
   }
   for (const TaskPlacement& p : placements_) {

@@ -20,8 +20,9 @@
 // the feasible (node, start) of least cost (best fit + valley preference, see PlannerOptions).
 // Gang jobs start all their tasks at one start bin or none. Tasks that cannot start by their
 // deadline within the horizon are reported late and then planned best-effort at the earliest
-// start after it. Replan rebuilds everything from the caller's state (started tasks are fixed
-// load; planned-but-not-started tasks may move); PlanAdditional adds jobs to the current plan.
+// start after it (within PlannerOptions::late_window_bins). Replan rebuilds everything from the
+// caller's state (started tasks are fixed load; planned-but-not-started tasks may move);
+// PlanAdditional adds jobs to the current plan.
 //
 // Cost: O(nodes × dims × bins) to rebuild, then per job a bounded number of candidate nodes
 // (per-node envelopes reject the others in O(dims)); no allocation per task once warm.
@@ -62,6 +63,11 @@ struct PlannerOptions {
   // landscape only fills as jobs are planned, so it finds none either. The plan is exactly the one
   // without it (tested); off only for that test. An overloaded queue is where it saves the scans.
   bool skip_known_failures = true;
+  // Late tasks (after their deadline) are planned at starts within this many bins from now;
+  // 0 = anywhere in the horizon. A caller that re-plans every bin acts only on the starts in the
+  // current bin, and 1 spares it the search for later ones, which is most of a re-plan's work
+  // when the queue is overloaded.
+  int late_window_bins = 0;
 };
 
 // Tasks of one job still to start; all identical.

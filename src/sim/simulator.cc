@@ -1715,7 +1715,9 @@ void Simulation::SetUpProfiles() {
     const int64_t bin_seconds = kSecondsPerDay / predicted_->bins();
     planner_.emplace(PlannerOptions{.bin_seconds = bin_seconds,
                                     .horizon_bins = static_cast<int>(kSecondsPerDay / bin_seconds),
-                                    .buffer = policy_.buffer});
+                                    .buffer = policy_.buffer,
+                                    // Re-planned every bin: only late starts now are acted on.
+                                    .late_window_bins = 1});
   }
   if (policy_.service_placement == ServicePlacement::kProfiles) {
     request_fallback_.emplace(std::move(policy_.services));

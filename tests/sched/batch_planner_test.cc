@@ -369,6 +369,43 @@ TEST(BatchPlannerTest, OfflineTasksPreferValleysServerlessStartNow) {
   EXPECT_EQ(p2.placements()[0].node, 1);
 }
 
+// With a late window of one bin, the on-time plan and the late reports are the same; late tasks
+// are planned only where they can start now.
+TEST(BatchPlannerTest, ALateWindowOfOneBinPlansLateTasksOnlyNow) {
+  std::mt19937_64 rng(29);
+  int late_now = 0;
+  for (int round = 0; round < 20; ++round) {
+    const Instance inst = RandomInstance(rng, 3, 300);
+    PlannerOptions one_bin = inst.Options();
+    one_bin.late_window_bins = 1;
+    BatchPlanner window(one_bin), horizon(inst.Options());
+    window.Replan(inst.Input());
+    horizon.Replan(inst.Input());
+    std::vector<TaskPlacement> on_time_window, on_time_horizon;
+    const int current = static_cast<int>((inst.now - Origin(inst.now)) / kBin);
+    for (const TaskPlacement& p : window.placements()) {
+      if (p.late) {
+        ASSERT_EQ(p.start_bin, current) << "round " << round;
+        ++late_now;
+      } else {
+        on_time_window.push_back(p);
+      }
+    }
+    for (const TaskPlacement& p : horizon.placements()) {
+      if (!p.late) on_time_horizon.push_back(p);
+    }
+    ASSERT_EQ(on_time_window.size(), on_time_horizon.size()) << "round " << round;
+    for (size_t i = 0; i < on_time_window.size(); ++i) {
+      const TaskPlacement& a = on_time_window[i];
+      const TaskPlacement& b = on_time_horizon[i];
+      ASSERT_EQ(std::tie(a.job, a.node, a.start_bin), std::tie(b.job, b.node, b.start_bin));
+    }
+    EXPECT_EQ(std::vector<int32_t>(window.late_jobs().begin(), window.late_jobs().end()),
+              std::vector<int32_t>(horizon.late_jobs().begin(), horizon.late_jobs().end()));
+  }
+  EXPECT_GT(late_now, 0) << "some late task should find room now";
+}
+
 TEST(BatchPlannerTest, ReportsTasksWhoseToleranceCannotBeMet) {
   Instance inst;
   inst.AddNode(16'000, 64 * kGi, DayNight(inst.bins, 12'000, 0), 0);  // 2.4 cores free by day
