@@ -132,18 +132,26 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
     for (int b = 0; b < bins_; ++b) pressure[b + 1] += pressure[b];
   }
 
-  for (const RunningTask& t : in.running) {
-    if (t.node < 0 || t.node >= nodes_) continue;
-    const int end =
-        static_cast<int>(std::clamp<int64_t>(CeilDiv(t.end_time - origin_, bs), 1, bins_));
-    for (int a = 0; a < dims_; ++a) {
-      const int64_t amount = t.requests[options_.dims[a]];
-      if (amount == 0) continue;
-      int64_t* row = &free_[(static_cast<size_t>(t.node) * dims_ + a) * bins_];
-      for (int b = 0; b < end; ++b) row[b] -= amount;
-    }
-  }
+  for (const RunningTask& t : in.running) SubtractRunning(t);
   for (int n = 0; n < nodes_; ++n) RefreshEnvelope(n, 0, bins_);
+}
+
+int BatchPlanner::SubtractRunning(const RunningTask& t) {
+  if (t.node < 0 || t.node >= nodes_) return 0;
+  const int end = static_cast<int>(
+      std::clamp<int64_t>(CeilDiv(t.end_time - origin_, options_.bin_seconds), 1, bins_));
+  for (int a = 0; a < dims_; ++a) {
+    const int64_t amount = t.requests[options_.dims[a]];
+    if (amount == 0) continue;
+    int64_t* row = &free_[(static_cast<size_t>(t.node) * dims_ + a) * bins_];
+    for (int b = 0; b < end; ++b) row[b] -= amount;
+  }
+  return end;
+}
+
+void BatchPlanner::AddRunning(const RunningTask& task) {
+  const int end = SubtractRunning(task);
+  if (end > 0) RefreshEnvelope(task.node, 0, end);
 }
 
 void BatchPlanner::RefreshEnvelope(NodeId n, int begin, int end) {

@@ -22,7 +22,7 @@
 // deadline within the horizon are reported late and then planned best-effort at the earliest
 // start after it (within PlannerOptions::late_window_bins). Replan rebuilds everything from the
 // caller's state (started tasks are fixed load; planned-but-not-started tasks may move);
-// PlanAdditional adds jobs to the current plan.
+// PlanAdditional adds jobs to the current plan, AddRunning a task started outside it.
 //
 // Cost: O(nodes × dims × bins) to rebuild, then per job a bounded number of candidate nodes
 // (per-node envelopes reject the others in O(dims)); no allocation per task once warm.
@@ -142,6 +142,10 @@ class BatchPlanner {
   // used, and a run longer than the landscape holds is cut at its end until the next Replan.
   void PlanAdditional(int64_t now, std::span<const PendingJob> jobs);
 
+  // Counts a task started outside the plan (by a greedy path) as running load, as Replan would,
+  // so that PlanAdditional does not hand its room to another. A node outside the plan is ignored.
+  void AddRunning(const RunningTask& task);
+
   // Every placement of the last call, in planning order.
   std::span<const TaskPlacement> placements() const { return placements_; }
   // The placements whose start is now: start these tasks on their node.
@@ -168,6 +172,9 @@ class BatchPlanner {
   };
 
   void Rebuild(const PlannerInput& input);
+  // Takes `task` off the landscape (not the envelopes); returns the end of its run in bins, 0 for
+  // a node outside the plan.
+  int SubtractRunning(const RunningTask& task);
   void PlanJobs(int64_t now, std::span<const PendingJob> jobs);
   Window WindowOf(const PendingJob& job) const;
   // The tasks of `job` planned in [w.first, last]; returns how many were placed.

@@ -279,7 +279,6 @@ class Simulation {
   std::optional<BatchPlanner> planner_;
   int64_t planned_bin_ = -1;  // the bin of the last full re-plan
   bool replan_ = true;        // the fleet changed since then
-  bool plan_stale_ = false;   // tasks started greedily since then
   std::vector<Resources> plan_capacity_;
   std::vector<uint8_t> plan_schedulable_;
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage at the last tick
@@ -861,7 +860,14 @@ bool Simulation::PlaceJob(int32_t j) {
     run.first_started = first_started_before;
     return false;
   }
-  if (planner_ && !started_.empty()) plan_stale_ = true;
+  // Started outside the plan: counted in it, so that PlanAdditional does not give their room away.
+  if (planner_) {
+    for (ContainerId id : started_) {
+      planner_->AddRunning(RunningTask{.node = state_.container(id).node,
+                                       .requests = job.task_requests,
+                                       .end_time = now_ + job.duration_estimate_s});
+    }
+  }
   RecordFirstStarts(j, first_started_before);
   return run.pending == 0;
 }
@@ -906,9 +912,6 @@ void Simulation::ExpireJob(JobRun& run) const {
 // tasks that have not started move as reality diverges from the prediction); in between, only the
 // tasks the plan does not hold yet are added to it. The tasks planned to start now start now.
 void Simulation::PlanBatch(bool full) {
-  // Tasks started greedily are not in the plan, which would let PlanAdditional hand their room to
-  // others; new jobs then wait for the next full re-plan (serverless ones still start greedily).
-  if (!full && plan_stale_) return;
   CollectPending(full);
   if (!full && plan_pending_.empty()) return;
   const auto start = Clock::now();
@@ -916,7 +919,6 @@ void Simulation::PlanBatch(bool full) {
     planner_->Replan(PlannerInputNow());
     planned_bin_ = PlanBin(now_);
     replan_ = false;
-    plan_stale_ = false;
   } else {
     planner_->PlanAdditional(now_, plan_pending_);
   }

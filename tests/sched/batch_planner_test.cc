@@ -498,6 +498,26 @@ TEST(BatchPlannerTest, ReplanKeepsStartedTasksAndDoesNotDoubleCount) {
   EXPECT_EQ(planner.Free(0, Dim::kCpu, 0), Reclaimable(inst, 0, 0, 0) - 10'400);
 }
 
+TEST(BatchPlannerTest, ATaskStartedOutsideThePlanKeepsItsRoomFromPlanAdditional) {
+  Instance inst;
+  inst.AddNode(16'000, 64 * kGi, std::vector<float>(inst.bins, 4'000), 0);  // 10.4 cores free
+  BatchPlanner planner(inst.Options());
+  planner.Replan(inst.Input());
+  // Started by someone else for two bins: 8 of the 10.4 cores.
+  planner.AddRunning({.node = 0, .requests = Resources::Of(8000, kGi), .end_time = 2 * kBin});
+  planner.AddRunning({.node = 7, .requests = Resources::Of(8000, kGi), .end_time = kBin});
+  EXPECT_EQ(planner.Free(0, Dim::kCpu, 1), Reclaimable(inst, 0, 0, 1) - 8000);
+  EXPECT_EQ(planner.Free(0, Dim::kCpu, 2), Reclaimable(inst, 0, 0, 2));
+  PendingJob job{.type = JobType::kServerless,
+                 .task_requests = Resources::Of(4000, kGi),
+                 .delay_tolerance_s = 24 * kBin,
+                 .duration_estimate_s = kBin};
+  planner.PlanAdditional(60, std::span<const PendingJob>(&job, 1));
+  EXPECT_TRUE(planner.start_now().empty());
+  ASSERT_EQ(planner.placements().size(), 1u);
+  EXPECT_EQ(planner.placements()[0].start_bin, 2);  // when the other task ends
+}
+
 TEST(BatchPlannerTest, BinsOfThePeriodicProfileFollowTheClock) {
   Instance inst;
   std::vector<float> curve(inst.bins, 0.0f);
