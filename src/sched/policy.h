@@ -19,8 +19,8 @@ enum class ServicePlacement : uint8_t { kRequests, kProfiles };
 
 // Where batch tasks go: as ordinary pods by requests, on reclaimed capacity as soon as they fit
 // now, or planned ahead by the batch planner into the predicted valleys and fragments (kPlanned;
-// the driver re-plans every bin, and `Policy::batch` then places only serverless tasks that free
-// capacity lets start before the next re-plan, see docs/batch.md).
+// the driver re-plans every bin, and `Policy::batch` places between re-plans the serverless tasks
+// and the tasks that capacity freed since lets start, see docs/batch.md).
 enum class BatchPlacement : uint8_t { kRequests, kReclaimed, kPlanned };
 
 // What happens when a node's usage crosses its threshold: nothing beyond the kernel's OOM killer,
