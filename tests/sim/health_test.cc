@@ -14,7 +14,7 @@ namespace archimedes {
 namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
-constexpr int64_t kHours = 4 * 3600;
+constexpr int64_t kHours = int64_t{4} * 3600;
 
 Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
   return Node{.name = std::move(name),
@@ -23,7 +23,7 @@ Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
 }
 
 // `replicas` of 1 core and 1 GiB with a 1 GiB memory limit; usage in 5-minute steps.
-Service LimitedService(std::string name, int replicas) {
+Service LimitedService(const std::string& name, int replicas) {
   Service s{.name = name,
             .app = name,
             .replicas = replicas,
@@ -99,10 +99,11 @@ TEST(LeakTest, ALeakBelongsToItsIncarnation) {
   EXPECT_NEAR(leaking_within_a_day / static_cast<double>(kIncarnations), 1 - std::exp(-0.5), 0.04);
   // Once it has begun, the leak grows at its rate.
   const uint64_t seed = OneLeakSeed(s);
-  EXPECT_NEAR(LeakedMemory(s, 0, 0, 0, 3 * 3600, seed) - LeakedMemory(s, 0, 0, 0, 2 * 3600, seed),
+  EXPECT_NEAR(LeakedMemory(s, 0, 0, 0, int64_t{3} * 3600, seed) -
+                  LeakedMemory(s, 0, 0, 0, int64_t{2} * 3600, seed),
               s.usage.leak_rate * 3600.0, 1.0);
-  const Usage u = ServiceContainerUsage(s, 0, 0, 0, 3 * 3600, seed);
-  EXPECT_FLOAT_EQ(u[1], 0.5f * kGi + LeakedMemory(s, 0, 0, 0, 3 * 3600, seed));
+  const Usage u = ServiceContainerUsage(s, 0, 0, 0, int64_t{3} * 3600, seed);
+  EXPECT_FLOAT_EQ(u[1], 0.5f * kGi + LeakedMemory(s, 0, 0, 0, int64_t{3} * 3600, seed));
 }
 
 TEST(HealthActionTest, WithoutActionsTheLeakIsOomKilledAndBreaches) {

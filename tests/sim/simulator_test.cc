@@ -23,7 +23,7 @@ Scenario SmallScenario(int nodes = 30, int days = 1, uint64_t seed = 3) {
 
 SimOptions QuickOptions() {
   SimOptions o;
-  o.warmup_s = 6 * 3600;
+  o.warmup_s = int64_t{6} * 3600;
   return o;
 }
 
@@ -34,7 +34,7 @@ Node MakeNode(std::string name, int64_t cpu, int64_t memory) {
 }
 
 // A one-replica service that uses a flat `cpu_use` millicores and `memory_use` bytes for an hour.
-Service FlatService(std::string name, Resources requests, float cpu_use, float memory_use) {
+Service FlatService(const std::string& name, Resources requests, float cpu_use, float memory_use) {
   Service s{.name = name, .app = name, .replicas = 1, .requests = requests, .priority = 100};
   s.usage.step_seconds = 300;
   s.usage.values[0] = std::vector<float>(12, cpu_use);
@@ -119,7 +119,7 @@ TEST(SimulatorTest, MetricsAreFractionsAndPoliciesDiffer) {
 
 TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
   Scenario scenario;
-  scenario.duration_s = 4 * 3600;
+  scenario.duration_s = int64_t{4} * 3600;
   scenario.nodes = {MakeNode("a", 4000, 8LL << 30), MakeNode("b", 4000, 8LL << 30)};
   Service web{.name = "web",
               .app = "web",
@@ -135,7 +135,7 @@ TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
   options.warmup_s = 0;
   int64_t replicas_on_b_after_failure = 0;
   options.on_tick = [&](int64_t now, const ClusterState& state) {
-    if (now == 2 * 3600) replicas_on_b_after_failure = state.containers_on(1).size();
+    if (now == int64_t{2} * 3600) replicas_on_b_after_failure = state.containers_on(1).size();
   };
   Metrics m = Simulate(scenario, policy, options);
   EXPECT_EQ(replicas_on_b_after_failure, 2);
@@ -148,7 +148,7 @@ TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
 // killed replica is harm until it is ready.
 TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
   Scenario scenario;
-  scenario.duration_s = 6 * 3600;
+  scenario.duration_s = int64_t{6} * 3600;
   scenario.nodes = {MakeNode("a", 4000, 8LL << 30), MakeNode("b", 4000, 8LL << 30)};
   Service web{.name = "web",
               .app = "web",
@@ -156,9 +156,10 @@ TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
               .requests = Resources::Of(1000, 1LL << 30),
               .priority = 100,
               .sla = {.availability = 0.9999, .min_available = 2},
-              .start_time = 2 * 3600};
+              .start_time = int64_t{2} * 3600};
   scenario.workload.services.push_back(web);
-  scenario.workload.scale_events.push_back({.time = 3 * 3600, .service = "web", .replicas = 4});
+  scenario.workload.scale_events.push_back(
+      {.time = int64_t{3} * 3600, .service = "web", .replicas = 4});
   SimOptions options;
   options.warmup_s = 3600;
   std::vector<ContractRecord> records;
@@ -170,7 +171,7 @@ TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
   EXPECT_TRUE(records[0].breaches.empty());
 
   scenario.workload.node_events.push_back(
-      {.time = 4 * 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
+      {.time = int64_t{4} * 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
   records.clear();
   Policy again = MakePolicy("k8s-default", 1);
   Simulate(scenario, again, options);
@@ -244,7 +245,7 @@ TEST(SimulatorTest, PlannerCallsAreTimedApartFromPlacementDecisions) {
 
 TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   Scenario scenario;
-  scenario.duration_s = 2 * 3600;
+  scenario.duration_s = int64_t{2} * 3600;
   scenario.nodes = {MakeNode("a", 2000, 8LL << 30)};
   // The service uses 3x its CPU request.
   scenario.workload.services.push_back(
