@@ -924,7 +924,10 @@ void Simulation::PlanBatch(bool full) {
   }
   plan_latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   StartPlanned();
-  ReportLate();
+  // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
+  // still be on time in the next re-plan, which plans every pending job by deadline: only a full
+  // re-plan reports lateness.
+  if (full) ReportLate();
 }
 
 // The jobs to plan: every pending task for a full re-plan, else those the plan does not hold.
