@@ -118,6 +118,16 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
        [](const Metrics& m) {
          return m.plans > 0 ? Fixed(m.plan_latency_p99_us / 1000.0, 1) + " ms" : std::string("-");
        }},
+      {"  full re-plan p50",
+       [](const Metrics& m) {
+         return m.replans > 0 ? Fixed(m.replan_latency_p50_us / 1000.0, 1) + " ms"
+                              : std::string("-");
+       }},
+      {"  full re-plan p99",
+       [](const Metrics& m) {
+         return m.replans > 0 ? Fixed(m.replan_latency_p99_us / 1000.0, 1) + " ms"
+                              : std::string("-");
+       }},
       {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
   constexpr int kLabelWidth = 26;
@@ -206,6 +216,10 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
          {{"p50", m.latency_p50_us}, {"p99", m.latency_p99_us}, {"decisions", m.decisions}}},
         {"planner_latency_us",
          {{"p50", m.plan_latency_p50_us}, {"p99", m.plan_latency_p99_us}, {"calls", m.plans}}},
+        {"replan_latency_us",
+         {{"p50", m.replan_latency_p50_us},
+          {"p99", m.replan_latency_p99_us},
+          {"calls", m.replans}}},
         {"measured_days", m.measured_days},
         {"wall_seconds", m.wall_seconds}};
   }

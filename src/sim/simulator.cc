@@ -245,8 +245,9 @@ class Simulation {
   std::vector<std::pair<int32_t, ReplicaSample>> health_samples_;  // (service, sample)
   std::vector<ReplicaSample> replica_samples_;
   std::vector<std::pair<ContainerId, HealthFinding>> findings_;
-  LatencyHistogram latency_;       // per placement decision
-  LatencyHistogram plan_latency_;  // per planner call
+  LatencyHistogram latency_;         // per placement decision
+  LatencyHistogram plan_latency_;    // per planner call
+  LatencyHistogram replan_latency_;  // per full re-plan
 
   // Reclaiming policies: per node, capacity × (1 − buffer) − the services' peak usage over the
   // last kPeakWindow ticks (ring), what batch may use now.
@@ -922,7 +923,9 @@ void Simulation::PlanBatch(bool full) {
   } else {
     planner_->PlanAdditional(now_, plan_pending_);
   }
-  plan_latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  const double elapsed_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  plan_latency_.Add(elapsed_us);
+  if (full) replan_latency_.Add(elapsed_us);
   StartPlanned();
   // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
   // still be on time in the next re-plan, which plans every pending job by deadline: only a full
@@ -1872,6 +1875,9 @@ Metrics Simulation::Summarize() {
   m.plan_latency_p50_us = plan_latency_.Percentile(0.5);
   m.plan_latency_p99_us = plan_latency_.Percentile(0.99);
   m.plans = plan_latency_.count();
+  m.replan_latency_p50_us = replan_latency_.Percentile(0.5);
+  m.replan_latency_p99_us = replan_latency_.Percentile(0.99);
+  m.replans = replan_latency_.count();
   return m;
 }
 

@@ -235,13 +235,16 @@ TEST(SimulatorTest, PlannerCallsAreTimedApartFromPlacementDecisions) {
   Policy archimedes = MakePolicy("archimedes", 1);
   const Metrics planned = Simulate(scenario, archimedes, options);
   EXPECT_EQ(planned.decisions, 1);
-  EXPECT_GE(planned.plans, 12) << "a full re-plan in every 5-minute bin of the hour";
+  EXPECT_GE(planned.replans, 12) << "a full re-plan in every 5-minute bin of the hour";
+  EXPECT_GE(planned.plans, planned.replans);
   EXPECT_GT(planned.plan_latency_p50_us, 0);
+  EXPECT_GT(planned.replan_latency_p50_us, 0);
   Policy k8s = MakePolicy("k8s-default", 1);
   const Metrics greedy = Simulate(scenario, k8s, options);
   EXPECT_EQ(greedy.decisions, 2);
   EXPECT_EQ(greedy.plans, 0);
   EXPECT_EQ(greedy.plan_latency_p99_us, 0);
+  EXPECT_EQ(greedy.replans, 0);
 }
 
 TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
