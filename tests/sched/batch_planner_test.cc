@@ -140,12 +140,12 @@ Instance RandomInstance(std::mt19937_64& rng, int nodes, int jobs) {
     inst.AddNode(16'000, 64 * kGi, cpu, share(rng) * 64 * kGi);
   }
   std::uniform_int_distribution<int> cores(1, 6), gib(1, 16), tasks(1, 4), priority(0, 2);
-  std::uniform_int_distribution<int64_t> duration(60, 3 * 3600), tolerance(0, 4 * 3600),
-      age(0, 1800);
+  std::uniform_int_distribution<int64_t> duration(60, int64_t{3} * 3600),
+      tolerance(0, int64_t{4} * 3600), age(0, 1800);
   for (int j = 0; j < jobs; ++j) {
     PendingJob job;
     job.type = rng() % 2 ? JobType::kServerless : JobType::kOffline;
-    job.task_requests = Resources::Of(cores(rng) * 1000, gib(rng) * kGi);
+    job.task_requests = Resources::Of(int64_t{cores(rng)} * 1000, gib(rng) * kGi);
     job.tasks = tasks(rng);
     job.gang = rng() % 5 == 0;
     job.priority = priority(rng);
@@ -416,7 +416,7 @@ TEST(BatchPlannerTest, ReportsTasksWhoseToleranceCannotBeMet) {
   PendingJob never = waits;
   never.task_requests = Resources::Of(20'000, kGi);
   PendingJob beyond = never;
-  beyond.delay_tolerance_s = 48 * 3600;
+  beyond.delay_tolerance_s = int64_t{48} * 3600;
   PendingJob fits_now = waits;
   fits_now.task_requests = Resources::Of(2000, kGi);
   inst.jobs = {waits, never, beyond, fits_now};
