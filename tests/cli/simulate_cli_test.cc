@@ -52,6 +52,27 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   std::filesystem::remove(json);
 }
 
+// The archimedes variants run beside it from the command line, and the planner's full re-plans
+// are timed apart from its other calls.
+TEST(SimulateCliTest, RunsAnArchimedesVariantBesideIt) {
+  std::string json = ::testing::TempDir() + "/variants.json";
+  CommandResult r = Archimedes(
+      "simulate --nodes 10 --days 1 --warmup 3600 --policy archimedes,archimedes-no-borrow "
+      "--json " +
+      json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("archimedes  archimedes-no-borrow"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("full re-plan p99"), std::string::npos) << r.output;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  for (const char* policy : {"archimedes", "archimedes-no-borrow"}) {
+    const nlohmann::json& timing = doc["policies"][policy]["replan_latency_us"];
+    EXPECT_GE(timing["calls"].get<int64_t>(), 12 * 23) << policy << ": a re-plan every bin";
+    EXPECT_LE(timing["calls"].get<int64_t>(),
+              doc["policies"][policy]["planner_latency_us"]["calls"].get<int64_t>());
+  }
+  std::filesystem::remove(json);
+}
+
 TEST(SimulateCliTest, WritesPerContractSlaReportThroughASurge) {
   std::string path = ::testing::TempDir() + "/sla.json";
   CommandResult r = Archimedes(
