@@ -58,7 +58,7 @@ Fleet MakeFleet(int nodes, int pending_tasks, int64_t now) {
     job.gang = unit(rng) < 0.03;
     job.tasks =
         job.gang ? 4 + static_cast<int>(unit(rng) * 5) : 1 + static_cast<int>(unit(rng) * 9);
-    job.task_requests = Resources::Of(500 * (1 + static_cast<int>(unit(rng) * 8)),
+    job.task_requests = Resources::Of(int64_t{500} * (1 + static_cast<int>(unit(rng) * 8)),
                                       kGi * (1 + static_cast<int>(unit(rng) * 8)));
     job.priority = static_cast<int>(unit(rng) * 3);
     job.submit_time = now - static_cast<int64_t>(unit(rng) * 60);
