@@ -32,14 +32,27 @@ std::string TempFile(const std::string& name, const std::string& content) {
   return path;
 }
 
+// Runs `archimedes <args> <flag> FILE` and reads the JSON it wrote to FILE (a temporary file).
+struct JsonRun {
+  CommandResult result;
+  nlohmann::json doc;
+};
+
+JsonRun ArchimedesWritingJson(const std::string& args, const std::string& flag) {
+  const std::string path = ::testing::TempDir() + "/written.json";
+  JsonRun run{.result = Archimedes(args + " " + flag + " " + path)};
+  if (run.result.status == 0) run.doc = nlohmann::json::parse(std::ifstream(path));
+  std::filesystem::remove(path);
+  return run;
+}
+
 TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
-  std::string json = ::testing::TempDir() + "/out.json";
-  CommandResult r = Archimedes("simulate --nodes 20 --days 1 --warmup 3600 --json " + json);
+  const auto [r, doc] =
+      ArchimedesWritingJson("simulate --nodes 20 --days 1 --warmup 3600", "--json");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* policy : {"k8s-default", "k8s-binpack", "reclaim", "archimedes"}) {
     EXPECT_NE(r.output.find(policy), std::string::npos) << r.output;
   }
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
   const nlohmann::json& p = doc["policies"]["k8s-default"];
   for (const char* key : {"allocation_rate", "utilization", "fragmentation_rate", "hot_node_time",
                           "sla", "batch", "disruption", "latency_us"}) {
@@ -49,38 +62,29 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   EXPECT_TRUE(p["batch"].contains("started_within_tolerance"));
   EXPECT_TRUE(p["disruption"].contains("oom_kills"));
   EXPECT_EQ(doc["scenario"]["nodes"].get<int>(), 20);
-  std::filesystem::remove(json);
 }
 
 // The archimedes variants run beside it from the command line, and the planner's full re-plans
 // are timed apart from its other calls.
 TEST(SimulateCliTest, RunsAnArchimedesVariantBesideIt) {
-  std::string json = ::testing::TempDir() + "/variants.json";
-  CommandResult r = Archimedes(
-      "simulate --nodes 10 --days 1 --warmup 3600 --policy archimedes,archimedes-no-borrow "
-      "--json " +
-      json);
+  const auto [r, doc] = ArchimedesWritingJson(
+      "simulate --nodes 10 --days 1 --warmup 3600 --policy archimedes,archimedes-no-borrow",
+      "--json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("archimedes  archimedes-no-borrow"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("full re-plan p99"), std::string::npos) << r.output;
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
   for (const char* policy : {"archimedes", "archimedes-no-borrow"}) {
     const nlohmann::json& timing = doc["policies"][policy]["replan_latency_us"];
     EXPECT_GE(timing["calls"].get<int64_t>(), 12 * 23) << policy << ": a re-plan every bin";
     EXPECT_LE(timing["calls"].get<int64_t>(),
               doc["policies"][policy]["planner_latency_us"]["calls"].get<int64_t>());
   }
-  std::filesystem::remove(json);
 }
 
 TEST(SimulateCliTest, WritesPerContractSlaReportThroughASurge) {
-  std::string path = ::testing::TempDir() + "/sla.json";
-  CommandResult r = Archimedes(
-      "simulate --nodes 15 --days 2 --surge --policy k8s-binpack,reclaim "
-      "--sla-report " +
-      path);
+  const auto [r, doc] = ArchimedesWritingJson(
+      "simulate --nodes 15 --days 2 --surge --policy k8s-binpack,reclaim", "--sla-report");
   ASSERT_EQ(r.status, 0) << r.output;
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
   for (const char* policy : {"k8s-binpack", "reclaim"}) {
     const nlohmann::json& p = doc["policies"][policy];
     int services = p["services"]["honoured"].get<int>() + p["services"]["broken"].get<int>();
@@ -94,19 +98,16 @@ TEST(SimulateCliTest, WritesPerContractSlaReportThroughASurge) {
     }
     EXPECT_EQ(broken, p["services"]["broken"].get<int>() + p["jobs"]["broken"].get<int>());
   }
-  std::filesystem::remove(path);
 }
 
 TEST(SimulateCliTest, ShrinkFindsTheFewestNodesPerPolicy) {
-  std::string json = ::testing::TempDir() + "/shrink.json";
-  CommandResult r = Archimedes(
+  const auto [r, doc] = ArchimedesWritingJson(
       "simulate --nodes 12 --days 1 --warmup 21600 --set batch_load=0 "
-      "--policy k8s-default,archimedes --shrink --json " +
-      json);
+      "--policy k8s-default,archimedes --shrink",
+      "--json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("predicted peaks cpu"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nodes needed"), std::string::npos) << r.output;
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
   for (const char* policy : {"k8s-default", "archimedes"}) {
     SCOPED_TRACE(policy);
     const nlohmann::json& peaks = doc["policies"][policy]["peak_sum"];
@@ -129,7 +130,6 @@ TEST(SimulateCliTest, ShrinkFindsTheFewestNodesPerPolicy) {
     EXPECT_EQ(largest_failing, needed - 1);
     EXPECT_EQ(shrink["at_needed"]["hot_node_time"].get<double>(), 0.0);
   }
-  std::filesystem::remove(json);
 }
 
 TEST(SimulateCliTest, BadInputGetsAClearError) {
