@@ -6,6 +6,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "sched/plugins/batch_displacement.h"
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_selector.h"
@@ -70,6 +71,7 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
       {std::make_unique<Fragmentation>(inputs.shape_mix), settings.fragmentation_weight});
   scorers.push_back({std::make_unique<InterAppPreference>(rules), settings.affinity_weight});
   scorers.push_back({std::make_unique<TopologySpreadScore>(rules), settings.spread_weight});
+  scorers.push_back({std::make_unique<BatchDisplacement>(), settings.batch_displacement_weight});
   return Scheduler(
       std::move(filters), std::move(scorers),
       SchedulerOptions{.percentage_of_nodes_to_score = settings.percentage_of_nodes_to_score,

@@ -37,7 +37,8 @@ struct PlacementSettings {
   int64_t fragmentation_weight = 1;
   int64_t affinity_weight = 1;  // preferred inter-application terms (and profile hints)
   int64_t spread_weight = 1;
-  double class_bonus = 0.1;  // share of the complementarity score from profile classes
+  int64_t batch_displacement_weight = 1;  // 0 places services without regard to batch
+  double class_bonus = 0.1;               // share of the complementarity score from profile classes
   // Preferred affinity weight (1–100) of a profile hint of strength 1 (HintStrength); 0 ignores
   // hints.
   int hint_weight = 50;

@@ -8,6 +8,7 @@
 
 #include "sched/archimedes_placement.h"
 #include "sched/plugins/affinity.h"
+#include "sched/plugins/batch_displacement.h"
 #include "sched/plugins/complementarity.h"
 #include "sched/plugins/fragmentation.h"
 #include "sched/plugins/max_per_node.h"
@@ -667,6 +668,7 @@ TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
     scorers.push_back({std::make_unique<Fragmentation>(inputs.shape_mix), 1});
     scorers.push_back({std::make_unique<InterAppPreference>(rules), 1});
     scorers.push_back({std::make_unique<TopologySpreadScore>(rules), 1});
+    scorers.push_back({std::make_unique<BatchDisplacement>(), 1});
     Scheduler naive(std::move(filters), std::move(scorers),
                     SchedulerOptions{.percentage_of_nodes_to_score = 100, .seed = seed});
 
