@@ -26,8 +26,15 @@ CommandResult Archimedes(const std::string& args) {
   return {WEXITSTATUS(status), output};
 }
 
+// ctest runs tests in parallel processes sharing one temporary folder: a file is named after its
+// test so that no two tests write the same one.
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name;
+}
+
 std::string TempFile(const std::string& name, const std::string& content) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = TempPath(name);
   std::ofstream(path) << content;
   return path;
 }
@@ -39,7 +46,7 @@ struct JsonRun {
 };
 
 JsonRun ArchimedesWritingJson(const std::string& args, const std::string& flag) {
-  const std::string path = ::testing::TempDir() + "/written.json";
+  const std::string path = TempPath("written.json");
   JsonRun run{.result = Archimedes(args + " " + flag + " " + path)};
   if (run.result.status == 0) run.doc = nlohmann::json::parse(std::ifstream(path));
   std::filesystem::remove(path);
