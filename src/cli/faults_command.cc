@@ -50,7 +50,8 @@ int Run(FaultsArgs args) {
     out << FaultsToJson(faults).dump(2) << "\n";
   }
 
-  const FaultSimResult result = RunFaultSim(placed.state, faults, args.sim);
+  const FaultSimResult result =
+      RunFaultSim(placed.state, faults, args.sim, scenario.workload.services);
   if (placed.unplaced > 0) {
     std::cout << "note: " << placed.unplaced
               << " service replicas found no node and are left out\n";

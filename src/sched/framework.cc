@@ -3,6 +3,17 @@
 #include <algorithm>
 
 namespace archimedes {
+
+PodRequest ServicePodRequest(const Service& service, int32_t s) {
+  return PodRequest{
+      .requests = service.requests,
+      .priority = service.priority,
+      .kind = OwnerKind::kService,
+      .owner = s,
+      .max_per_node = service.max_per_node,
+      .node_selector = service.node_selector.empty() ? nullptr : &service.node_selector};
+}
+
 namespace {
 
 // Calls visit(n) for the nodes of [from, to), in id order, that the candidate index cannot rule

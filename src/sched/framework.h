@@ -16,6 +16,7 @@
 
 #include "model/cluster_state.h"
 #include "model/resources.h"
+#include "model/workload.h"
 
 namespace archimedes {
 
@@ -36,6 +37,10 @@ struct PodRequest {
   // workload, which outlives every decision.
   const std::map<std::string, std::string>* node_selector = nullptr;
 };
+
+// A replica of `service` (index `s` in its workload): its requests, priority, per-node limit and
+// node selector. Keeps a pointer into `service`, which must outlive the request.
+PodRequest ServicePodRequest(const Service& service, int32_t s);
 
 // Everything a plugin may read about the fleet for one decision.
 struct SchedulingContext {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sched/framework.h"
 #include "sched/policy.h"
 #include "sim/fault_review.h"
 
@@ -360,9 +361,10 @@ class Members {
 // What every controller does with containers: evict, re-place, and count what is lost.
 class Fleet {
  public:
-  Fleet(std::string name, const ClusterState& placed, const World& world,
-        const FaultSimParams& params)
+  Fleet(std::string name, const ClusterState& placed, std::span<const Service> services,
+        const World& world, const FaultSimParams& params)
       : state_(placed),
+        services_(services),
         policy_(MakePolicy("k8s-default", params.seed)),
         world_(world),
         params_(params) {
@@ -437,6 +439,7 @@ class Fleet {
       }
     }
     std::sort(report_.detection_delays_s.begin(), report_.detection_delays_s.end());
+    report_.waiting_at_end = std::ssize(pending_);
     return std::move(report_);
   }
 
@@ -457,8 +460,12 @@ class Fleet {
     waiting.swap(pending_);
     SchedulingContext ctx{state_};
     for (Container& c : waiting) {
-      PodRequest pod{
-          .requests = c.requests, .priority = c.priority, .kind = c.kind, .owner = c.owner};
+      const PodRequest pod = c.kind == OwnerKind::kService && c.owner < std::ssize(services_)
+                                 ? ServicePodRequest(services_[c.owner], c.owner)
+                                 : PodRequest{.requests = c.requests,
+                                              .priority = c.priority,
+                                              .kind = c.kind,
+                                              .owner = c.owner};
       c.node = policy_.services.Schedule(ctx, pod);
       if (c.node < 0) {
         pending_.push_back(c);
@@ -469,6 +476,7 @@ class Fleet {
   }
 
   ClusterState state_;
+  std::span<const Service> services_;
   Policy policy_;
   const World& world_;
   const FaultSimParams& params_;
@@ -480,9 +488,9 @@ class Fleet {
 // Kubernetes' node lifecycle controller plus the taint manager's NoExecute evictions.
 class SingleObserver {
  public:
-  SingleObserver(std::string name, const ClusterState& placed, const World& world,
-                 const Members* reviewers, const FaultSimParams& params)
-      : fleet_(std::move(name), placed, world, params),
+  SingleObserver(std::string name, const ClusterState& placed, std::span<const Service> services,
+                 const World& world, const Members* reviewers, const FaultSimParams& params)
+      : fleet_(std::move(name), placed, services, world, params),
         world_(world),
         reviewers_(reviewers),
         params_(params),
@@ -554,9 +562,12 @@ class SingleObserver {
 // MAGI: proposals, votes and quorum decisions over the members' evidence.
 class MagiController {
  public:
-  MagiController(const ClusterState& placed, const World& world, const Members& members,
-                 const FaultSimParams& params)
-      : fleet_("magi", placed, world, params), world_(world), members_(members), params_(params) {}
+  MagiController(const ClusterState& placed, std::span<const Service> services, const World& world,
+                 const Members& members, const FaultSimParams& params)
+      : fleet_("magi", placed, services, world, params),
+        world_(world),
+        members_(members),
+        params_(params) {}
 
   Fleet& fleet() { return fleet_; }
   bool Declared(NodeId n) const { return offline_.count(n) > 0; }
@@ -720,12 +731,7 @@ PlacedFleet PlaceServices(const Scenario& scenario, uint64_t seed) {
   const auto& services = scenario.workload.services;
   for (int32_t s = 0; s < std::ssize(services); ++s) {
     const Service& svc = services[s];
-    PodRequest pod{.requests = svc.requests,
-                   .priority = svc.priority,
-                   .kind = OwnerKind::kService,
-                   .owner = s,
-                   .max_per_node = svc.max_per_node,
-                   .node_selector = svc.node_selector.empty() ? nullptr : &svc.node_selector};
+    const PodRequest pod = ServicePodRequest(svc, s);
     for (int r = 0; r < svc.replicas; ++r) {
       NodeId n = policy.services.Schedule(ctx, pod);
       if (n < 0) {
@@ -759,7 +765,7 @@ int64_t Percentile(const std::vector<int64_t>& sorted, double q) {
 }
 
 FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>& faults,
-                           const FaultSimParams& params_in) {
+                           const FaultSimParams& params_in, std::span<const Service> services) {
   FaultSimParams params = params_in;
   CheckPositive(params.duration_s, "duration");
   CheckPositive(params.restart_s, "restart time");
@@ -785,13 +791,13 @@ FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>&
 
   World world(placed.nodes(), faults, params.single, params.duration_s);
   Members members(world, params.magi);
-  SingleObserver single("single-observer", placed, world, nullptr, params);
+  SingleObserver single("single-observer", placed, services, world, nullptr, params);
   std::unique_ptr<SingleObserver> reviewed;
   if (params.review_single_observer) {
-    reviewed =
-        std::make_unique<SingleObserver>("single-observer+review", placed, world, &members, params);
+    reviewed = std::make_unique<SingleObserver>("single-observer+review", placed, services, world,
+                                                &members, params);
   }
-  MagiController magi(placed, world, members, params);
+  MagiController magi(placed, services, world, members, params);
 
   for (int64_t t = 0; t < params.duration_s; ++t) {
     World::Change change = world.Advance(t, faults);
@@ -863,6 +869,8 @@ std::string FormatFaultTable(const FaultSimResult& r) {
              [](const ControllerReport& c) { return std::to_string(c.migrations_rejected); });
   out += row("container-hours lost",
              [](const ControllerReport& c) { return Hours(c.container_seconds_lost); });
+  out += row("  containers still without a node",
+             [](const ControllerReport& c) { return std::to_string(c.waiting_at_end); });
   out += row("real failures (crashes)",
              [](const ControllerReport& c) { return std::to_string(c.real_failures); });
   out +=
@@ -897,6 +905,7 @@ json FaultSimToJson(const FaultSimResult& r) {
                            {"needed_migrations", c.needed_migrations},
                            {"migrations_rejected", c.migrations_rejected},
                            {"container_seconds_lost", c.container_seconds_lost},
+                           {"waiting_at_end", c.waiting_at_end},
                            {"real_failures", c.real_failures},
                            {"missed_failures", c.missed_failures},
                            {"detection_delay_s",

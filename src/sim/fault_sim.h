@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,7 @@ struct ControllerReport {
   int64_t needless_migrations = 0;  // containers moved off serving nodes
   int migrations_rejected = 0;      // review vetoes (each node episode counted once)
   int64_t container_seconds_lost = 0;
+  int64_t waiting_at_end = 0;  // containers migrated that no node could take by the end
   int real_failures = 0;
   int missed_failures = 0;
   std::vector<int64_t> detection_delays_s;  // of detected real failures, sorted
@@ -138,10 +140,13 @@ struct PlacedFleet {
 // Every replica of every service of `scenario`, placed in order by the k8s-default scheduler.
 PlacedFleet PlaceServices(const Scenario& scenario, uint64_t seed);
 
+// `services` is the workload the service containers of `placed` belong to (Container::owner
+// indexes it): containers re-placed after a migration keep their node selector and per-node limit.
+// Empty when the containers need only their requests.
 // Throws std::invalid_argument when params are not positive where they must be, the member PODs
 // are unknown or repeated, the quorum rule cannot be met, or a fault names an unknown node/POD.
 FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>& faults,
-                           const FaultSimParams& params);
+                           const FaultSimParams& params, std::span<const Service> services = {});
 
 // The latest MAGI can declare a crashed node under `params` when nothing else is wrong: the
 // heartbeat must age past heartbeat_grace (it was up to one interval old at the crash), then the

@@ -366,13 +366,7 @@ Simulation::Simulation(const Scenario& scenario, Policy& policy, const SimOption
 }
 
 PodRequest Simulation::ServicePod(int32_t s) const {
-  const Service& svc = workload_.services[s];
-  return PodRequest{.requests = svc.requests,
-                    .priority = svc.priority,
-                    .kind = OwnerKind::kService,
-                    .owner = s,
-                    .max_per_node = svc.max_per_node,
-                    .node_selector = svc.node_selector.empty() ? nullptr : &svc.node_selector};
+  return ServicePodRequest(workload_.services[s], s);
 }
 
 SchedulingContext Simulation::Context() const {

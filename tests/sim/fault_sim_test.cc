@@ -21,9 +21,10 @@ constexpr int kPods = 6;
 constexpr int kNodesPerPod = 10;
 constexpr int kContainersPerNode = 3;
 
-// 6 PODs of 10 nodes over 3 zones, three 1-core containers on every node: small enough to run
-// hours in milliseconds, with room to re-place the containers of a few nodes.
-ClusterState SmallFleet() {
+// 6 PODs of 10 nodes over 3 zones, three 1-core containers of one service on every node (service
+// n on node n): small enough to run hours in milliseconds, with room to re-place the containers
+// of a few nodes. The nodes named in `ssd` carry the label disk=ssd.
+ClusterState SmallFleet(const std::set<std::string>& ssd = {}) {
   std::vector<Node> nodes;
   for (int p = 0; p < kPods; ++p) {
     for (int i = 0; i < kNodesPerPod; ++i) {
@@ -32,6 +33,7 @@ ClusterState SmallFleet() {
       n.pod = "pod-" + std::to_string(p);
       n.zone = "zone-" + std::to_string(p % 3);
       n.capacity = n.allocatable = Resources::Of(16'000, 64LL << 30);
+      if (ssd.count(n.name) > 0) n.labels["disk"] = "ssd";
       nodes.push_back(n);
     }
   }
@@ -48,7 +50,7 @@ ClusterState SmallFleet() {
   return state;
 }
 
-FaultSimParams Params(int64_t duration_s = 3 * 3600) {
+FaultSimParams Params(int64_t duration_s = int64_t{3} * 3600) {
   FaultSimParams p;
   p.duration_s = duration_s;
   return p;
@@ -148,6 +150,32 @@ TEST(FaultSim, CrashIsDetectedByBothAndByMagiWithinItsBound) {
   EXPECT_EQ(Count(magi, ControllerEventKind::kReadmitted, "node-44"), 1);
 }
 
+TEST(FaultSim, ReplacedContainersKeepTheirNodeSelectorAndPerNodeLimit) {
+  // Service 0 runs on node-00 and may run only on disk=ssd nodes, one replica per node: when
+  // node-00 crashes for good, node-10 is the one place left, for one of its three replicas.
+  const ClusterState fleet = SmallFleet({"node-00", "node-10"});
+  std::vector<Service> services(fleet.num_nodes());
+  for (int s = 0; s < std::ssize(services); ++s) {
+    services[s].replicas = kContainersPerNode;
+    services[s].requests = Resources::Of(1'000, 1LL << 30);
+  }
+  services[0].node_selector = {{"disk", "ssd"}};
+  services[0].max_per_node = 1;
+  const std::vector<Fault> faults = {{.kind = FaultKind::kCrash, .at = 1000, .node = "node-00"}};
+
+  const FaultSimResult kept = RunFaultSim(fleet, faults, Params(), services);
+  const FaultSimResult requests_only = RunFaultSim(fleet, faults, Params());
+  for (const ControllerReport& c : kept.controllers) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.needed_migrations, kContainersPerNode);
+    EXPECT_EQ(c.waiting_at_end, kContainersPerNode - 1);
+    EXPECT_GT(c.container_seconds_lost, requests_only.controller(c.name).container_seconds_lost);
+    EXPECT_EQ(requests_only.controller(c.name).waiting_at_end, 0);
+  }
+  EXPECT_NE(FormatFaultTable(kept).find("containers still without a node"), std::string::npos);
+  EXPECT_EQ(FaultSimToJson(kept)["controllers"][0]["waiting_at_end"], kContainersPerNode - 1);
+}
+
 TEST(FaultSim, MemberOfAnIsolatedPodAbstains) {
   const ClusterState fleet = SmallFleet();
   const std::vector<Fault> faults = {
@@ -235,7 +263,7 @@ TEST(FaultSim, SameSeedSameResult) {
   FaultRates rates;
   rates.crashes_per_node_day = rates.api_cuts_per_node_day = 0.02;
   auto run = [&](uint64_t seed) {
-    FaultSimParams params = Params(6 * 3600);
+    FaultSimParams params = Params(int64_t{6} * 3600);
     params.seed = seed;
     std::vector<Fault> faults =
         GenerateFaults(scenario.nodes, member_pods, rates, params.duration_s, seed);
