@@ -73,6 +73,7 @@ void Place(ClusterState& state, PredictedLoad& load, int32_t s, const Resources&
 TEST(PredictedLoadTest, AddRemoveMatchesRecomputation) {
   std::mt19937_64 rng(7);
   std::vector<Node> nodes;
+  nodes.reserve(8);
   for (int i = 0; i < 8; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 64000, 256 * kGi));
   ClusterState state(nodes);
   PredictedLoad load(nodes);
@@ -127,8 +128,8 @@ TEST(PredictedLoadTest, FreeCurvesAndCounts) {
   load.SetService(0, 0, load.AddCurve(DayNight(true, 6000, 1000, kGi)));
   load.Add(0, load.DemandOf(ServicePod(0, {})));
   EXPECT_FLOAT_EQ(load.limit(0, Dim::kCpu), 8000.0f);
-  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(12 * 3600)), 2000.0f);
-  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(2 * 3600)), 7000.0f);
+  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(int64_t{12} * 3600)), 2000.0f);
+  EXPECT_FLOAT_EQ(load.FreeAt(0, Dim::kCpu, load.BinAt(int64_t{2} * 3600)), 7000.0f);
   EXPECT_FLOAT_EQ(load.MinFree(0, Dim::kCpu, 0, 96), 7000.0f);     // 00:00–08:00
   EXPECT_FLOAT_EQ(load.MinFree(0, Dim::kCpu, 239, 100), 2000.0f);  // wraps past midnight
   std::vector<float> free(load.bins());
@@ -171,7 +172,7 @@ TEST(PredictedLoadTest, FillIsTheMeanOfThePendingReplicas) {
   std::vector<Service> services(3);
   for (int s = 0; s < 3; ++s) {
     services[s].replicas = 2 + s;
-    services[s].requests = Resources::Of(1000 * (s + 1), (s + 1) * kGi);
+    services[s].requests = Resources::Of(int64_t{1000} * (s + 1), (s + 1) * kGi);
     load.SetService(s, s, s < 2 ? load.AddCurve(RandomCurves(rng, 3000, 4.0f * kGi)) : kNoCurve);
   }
   load.ExpectReplicas(services);
@@ -258,6 +259,7 @@ TEST(TimeAwareFitTest, ComplementaryServicesShareWhatPeersCannot) {
 TEST(TimeAwareFitTest, EnvelopeShortcutAgreesWithFullCheck) {
   std::mt19937_64 rng(11);
   std::vector<Node> nodes;
+  nodes.reserve(50);
   for (int i = 0; i < 50; ++i) {
     nodes.push_back(MakeNode("n" + std::to_string(i), 16000 + 1000 * (i % 7), 64 * kGi));
   }
@@ -618,6 +620,7 @@ TEST(PlacementScanTest, FastPathMatchesNaiveFullScan) {
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     std::mt19937_64 rng(seed);
     std::vector<Node> nodes;
+    nodes.reserve(120);
     for (int i = 0; i < 120; ++i) {
       nodes.push_back(MakeNode("n" + std::to_string(i), 16000 + 8000 * (i % 3), 64 * kGi,
                                "z" + std::to_string(i % 3), "p" + std::to_string(i % 10)));
@@ -761,16 +764,18 @@ TEST(PlacementScanTest, CandidateIndexMatchesFullScan) {
     const uint64_t seed = 11 + kind;
     std::mt19937_64 rng(seed);
     std::vector<Node> nodes;
+    nodes.reserve(700);
     for (int i = 0; i < 700; ++i) {  // 10 full index blocks and a partial one
-      nodes.push_back(MakeNode("n" + std::to_string(i), 1000 * (1 + i % 4), 8 * (1 + i % 3) * kGi,
-                               "z" + std::to_string(i % 3), "p" + std::to_string(i % 20)));
+      nodes.push_back(MakeNode("n" + std::to_string(i), int64_t{1000} * (1 + i % 4),
+                               int64_t{8} * (1 + i % 3) * kGi, "z" + std::to_string(i % 3),
+                               "p" + std::to_string(i % 20)));
     }
     ClusterState state(nodes);
     PredictedLoad load(nodes);
     constexpr int kServices = 12;
     std::vector<Resources> requests;
     for (int s = 0; s < kServices; ++s) {
-      requests.push_back(Resources::Of(250 * (1 + s % 8), (s % 3) * kGi / 2));
+      requests.push_back(Resources::Of(int64_t{250} * (1 + s % 8), (s % 3) * kGi / 2));
       load.SetService(s, s, s % 4 == 3 ? kNoCurve : load.AddCurve(RandomCurves(rng, 300, kGi)),
                       s % 3);
     }
