@@ -63,11 +63,12 @@ TEST(ClusterStateTest, RandomChurnMatchesRecomputedTotals) {
 // it is never ruled out while a node of it holds the whole need.
 TEST(ClusterStateTest, CandidateIndexTracksUnrequestedAllocatable) {
   std::vector<Node> nodes;
-  for (int i = 0; i < 150; ++i) {
+  nodes.reserve(150);
+  for (int64_t i = 0; i < 150; ++i) {
     nodes.push_back({.name = std::to_string(i),
-                     .capacity = Resources::Of(4000, 64, 0, 0, 1000 * (i % 5 == 0)),
+                     .capacity = Resources::Of(4000, 64, 0, 0, i % 5 == 0 ? 1000 : 0),
                      .allocatable = Resources::Of(1000 * (1 + i / 64), 16 * (1 + i % 4), 0, 0,
-                                                  1000 * (i % 5 == 0))});
+                                                  i % 5 == 0 ? 1000 : 0)});
   }
   ClusterState state(nodes);
   std::mt19937 rng(3);

@@ -37,6 +37,7 @@ TEST(ClusteringTest, ChoosesTheNumberOfBlobsDeterministically) {
   EXPECT_EQ(first.k, 4);
   EXPECT_EQ(first.labels, second.labels);
   std::vector<int> truth;
+  truth.reserve(160);
   for (int i = 0; i < 160; ++i) truth.push_back(i % 4);
   EXPECT_DOUBLE_EQ(AdjustedRandIndex(truth, first.labels), 1.0);
   EXPECT_GT(first.silhouette, 0.8);

@@ -114,7 +114,7 @@ std::vector<HealthFinding> FeedTrend(int minutes, double limit,
   const TrendOptions options;
   MemoryTrend trend(options);
   std::vector<HealthFinding> findings;
-  for (int64_t t = 0; t < minutes * 60; t += 60) {
+  for (int64_t t = 0; t < int64_t{minutes} * 60; t += 60) {
     if (auto f = trend.Add(t, memory(t), siblings(t), limit, options)) findings.push_back(*f);
   }
   return findings;
@@ -151,7 +151,8 @@ TEST(MemoryTrendTest, LoadThatLiftsEveryReplicaIsNoLeak) {
 TEST(MemoryTrendTest, NoiseIsNoLeak) {
   // Memory that jitters ±5 % per 5-minute step around a flat level, with and without siblings.
   auto noisy = [](int64_t t) {
-    return 1e9f * (1.0f + 0.05f * static_cast<float>(std::sin(static_cast<double>(t / 300) * 2.4)));
+    const int64_t step = t / 300;
+    return 1e9f * (1.0f + 0.05f * static_cast<float>(std::sin(static_cast<double>(step) * 2.4)));
   };
   auto flat = [](int64_t) { return 1e9f; };
   EXPECT_TRUE(FeedTrend(600, 4e9, noisy, flat).empty());

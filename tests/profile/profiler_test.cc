@@ -121,7 +121,7 @@ TEST(ProfilerTest, MissingBinsAreInterpolated) {
   Profiler profiler;
   for (int day = 0; day < 3; ++day) {
     profiler.Add(day * kSecondsPerDay + 0, "a", "a-0", {100, 1, 1, 1, 0});
-    profiler.Add(day * kSecondsPerDay + 12 * 3600, "a", "a-0", {300, 1, 1, 1, 0});
+    profiler.Add(day * kSecondsPerDay + int64_t{12} * 3600, "a", "a-0", {300, 1, 1, 1, 0});
   }
   ProfileSet set = profiler.Finish();
   const DailyCurve& cpu = set.Find("a")->mean[0];

@@ -196,7 +196,7 @@ RandomNode MakeRandomNode(std::mt19937_64& rng, int max_n) {
     c.sla.loss = uniform(0, 3) / 4.0;
     c.sla.start_time = uniform(0, 3);
     if (c.sla.kind == OwnerKind::kService) c.disruption_group = uniform(0, 2);
-    c.usage = Resources::Of(uniform(0, 10) * 100, uniform(0, 8) * 256);
+    c.usage = Resources::Of(int64_t{100} * uniform(0, 10), int64_t{256} * uniform(0, 8));
     total += c.usage;
     node.candidates.push_back(c);
   }

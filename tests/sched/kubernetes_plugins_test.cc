@@ -83,6 +83,7 @@ TEST(KubernetesPluginsTest, NotReadyNodesAndSpreadLimits) {
 
 TEST(KubernetesPluginsTest, DefaultSpreadsAndBinpackPacks) {
   std::vector<Node> nodes;
+  nodes.reserve(5);
   for (int i = 0; i < 5; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
   for (const char* name : {"k8s-default", "k8s-binpack"}) {
     ClusterState state(nodes);
@@ -103,6 +104,7 @@ TEST(KubernetesPluginsTest, DefaultSpreadsAndBinpackPacks) {
 // (the GPU trace pins services to a gpu-model this way), under every policy.
 TEST(KubernetesPluginsTest, EveryPolicyHonoursTheNodeSelector) {
   std::vector<Node> nodes;
+  nodes.reserve(4);
   for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
   nodes[2].labels["gpu-model"] = "A100";
   const std::map<std::string, std::string> selector = {{"gpu-model", "A100"}};
@@ -123,6 +125,7 @@ TEST(KubernetesPluginsTest, EveryPolicyHonoursTheNodeSelector) {
 
 TEST(KubernetesPluginsTest, PercentageOfNodesToScoreAndMemoKeepTheChoice) {
   std::vector<Node> nodes;
+  nodes.reserve(1000);
   for (int i = 0; i < 1000; ++i) {
     nodes.push_back(MakeNode("n" + std::to_string(i), 4000 + 1000 * (i % 7), 16 * kGi));
   }

@@ -53,6 +53,7 @@ float Tolerance(float scale) { return 2e-5f * scale + 1e-3f; }
 TEST(NodeQuantileTest, MatchesTheFormulaThroughAddsAndRemoves) {
   std::mt19937_64 rng(3);
   std::vector<Node> nodes;
+  nodes.reserve(4);
   for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 64000, 256 * kGi));
   ClusterState state(nodes);
   PredictedLoad load(nodes);

@@ -104,7 +104,7 @@ Scenario DayNightScenario() {
 
 TEST(PlannerIntegrationTest, OfflineJobSubmittedAtThePeakStartsInTheValley) {
   Scenario scenario = DayNightScenario();
-  const int64_t peak = kSecondsPerDay + 14 * 3600;
+  const int64_t peak = kSecondsPerDay + int64_t{14} * 3600;
   // It would fit at the peak too (2 cores are free then), but the night is nearly idle.
   scenario.workload.jobs.push_back(BatchJob{.name = "nightly",
                                             .submit_time = peak,
@@ -113,7 +113,7 @@ TEST(PlannerIntegrationTest, OfflineJobSubmittedAtThePeakStartsInTheValley) {
                                             .task_requests = Resources::Of(1'000, 1LL << 30),
                                             .duration_estimate_s = 3600,
                                             .duration_s = 3600,
-                                            .delay_tolerance_s = 12 * 3600});
+                                            .delay_tolerance_s = int64_t{12} * 3600});
   Policy policy = MakePolicy("archimedes", 1);
   SimOptions options;
   int64_t started = -1;
@@ -125,8 +125,8 @@ TEST(PlannerIntegrationTest, OfflineJobSubmittedAtThePeakStartsInTheValley) {
   };
   const Metrics m = Simulate(scenario, policy, options);
   EXPECT_EQ(m.tasks_finished, 1);
-  EXPECT_GE(started, kSecondsPerDay + 20 * 3600);  // once the service's day is over
-  EXPECT_LE(started, peak + 12 * 3600);
+  EXPECT_GE(started, kSecondsPerDay + int64_t{20} * 3600);  // once the service's day is over
+  EXPECT_LE(started, peak + int64_t{12} * 3600);
 }
 
 }  // namespace

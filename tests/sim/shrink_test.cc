@@ -23,7 +23,8 @@ Node MakeNode(std::string name, int64_t cpu) {
 }
 
 // One replica using `day_cpu` millicores from 08:00 to 20:00 and `night_cpu` otherwise, and 1 GiB.
-Service DayNightService(std::string name, int64_t request_cpu, float day_cpu, float night_cpu) {
+Service DayNightService(const std::string& name, int64_t request_cpu, float day_cpu,
+                        float night_cpu) {
   Service s{.name = name, .app = name, .replicas = 1, .requests = Resources::Of(request_cpu, kGi)};
   s.usage.step_seconds = 3600;
   s.usage.values[1] = std::vector<float>(24, static_cast<float>(kGi));
@@ -58,10 +59,10 @@ TEST(PeakMeterTest, SumsEachNodesPredictedAndObservedPeak) {
   const Metrics spread = Measure(scenario, "k8s-default");
   EXPECT_NEAR(spread.predicted_peak_sum[0], 6000, 1);
   EXPECT_NEAR(spread.observed_peak_sum[0], 6000, 1);
-  EXPECT_NEAR(spread.predicted_peak_sum[1], 2.0 * kGi, kGi / 1000);
+  EXPECT_NEAR(spread.predicted_peak_sum[1], 2.0 * kGi, kGi / 1000.0);
   EXPECT_NEAR(spread.unplaced_replica_share, 1.0 / 3, 1e-9);
   EXPECT_NEAR(spread.unplaced_peak_sum[0], 100, 1) << "the pending replica's predicted peak";
-  EXPECT_NEAR(spread.unplaced_peak_sum[1], 1.0 * kGi, kGi / 1000);
+  EXPECT_NEAR(spread.unplaced_peak_sum[1], 1.0 * kGi, kGi / 1000.0);
   const Metrics packed = Measure(scenario, "k8s-binpack");
   EXPECT_NEAR(packed.predicted_peak_sum[0], 3500, 1);
   EXPECT_NEAR(packed.observed_peak_sum[0], 3500, 1);
@@ -111,8 +112,10 @@ TEST(ShrinkFleetTest, KeepsNodeTypesProportionalAndDropsTheirEvents) {
 // three on one node use 9 cores, above the 90 % hot threshold, so three nodes are needed.
 TEST(ShrinkSearchTest, FindsTheFewestNodesWithoutHotNodes) {
   std::vector<Node> nodes;
+  nodes.reserve(10);
   for (int i = 0; i < 10; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000));
   std::vector<Service> services;
+  services.reserve(6);
   for (int s = 0; s < 6; ++s) {
     services.push_back(DayNightService("s" + std::to_string(s), 2000, 3000, 3000));
   }

@@ -108,7 +108,7 @@ TEST(SurgeReliefTest, ASurgeMovesAReplicaBeforeTheNodeRunsHot) {
   web.usage.step_seconds = 300;
   web.usage.noise = 0.1f;
   constexpr int kStepsPerDay = 288;
-  web.usage.values[0].assign(2 * kStepsPerDay, 1500.0f);
+  web.usage.values[0].assign(size_t{2} * kStepsPerDay, 1500.0f);
   // The surge ramps up over a quarter of an hour: the step that reaches 7.2 of the 9 cores is
   // still far from crossing, but its margin is not.
   const std::vector<float> ramp = {2200.0f, 2400.0f, 2550.0f};
@@ -120,9 +120,9 @@ TEST(SurgeReliefTest, ASurgeMovesAReplicaBeforeTheNodeRunsHot) {
   profiles.apps = {FlatProfile("web", 1500, 150, 1.0f, DailyCurve::kDefaultBins)};
   profiles.apps[0].mean[1] = DailyCurve(DailyCurve::kDefaultBins, 0.5f * kGi);
   profiles.apps[0].high[1] = profiles.apps[0].mean[1];
-  web.usage.values[1].assign(2 * kStepsPerDay, 0.5f * kGi);
+  web.usage.values[1].assign(size_t{2} * kStepsPerDay, 0.5f * kGi);
   Scenario scenario;
-  scenario.duration_s = kSecondsPerDay + 16 * 3600;
+  scenario.duration_s = kSecondsPerDay + int64_t{16} * 3600;
   scenario.nodes = {Node{.name = "a",
                          .capacity = Resources::Of(10'000, 16 * kGi),
                          .allocatable = Resources::Of(10'000, 16 * kGi)}};

@@ -115,6 +115,7 @@ TEST_F(EtcdStoreTest, ExactlyOneOfConcurrentWritersCreatesTheKey) {
     std::atomic<bool> go{false};
     std::vector<CreateResult> results(kWriters);
     std::vector<std::thread> writers;
+    writers.reserve(kWriters);
     for (int w = 0; w < kWriters; ++w) {
       writers.emplace_back([&, w] {
         EtcdStore own(etcd_->endpoint());  // a separate connection, like a separate member

@@ -37,7 +37,7 @@ TEST(ShapeUsageTest, ScalesToTheRequestAndCapsThePeak) {
   s.limit[kMemory] = 1.0;
   // One day at 300-s steps: CPU at half its limit, memory at 3× its limit for 10 % of the day.
   for (int i = 0; i < 288; ++i) {
-    s.times.push_back(i * 300);
+    s.times.push_back(int64_t{300} * i);
     s.values[kCpu].push_back(1.0f);
     s.values[kMemory].push_back(i < 260 ? 0.5f : 3.0f);
   }
