@@ -90,8 +90,11 @@ int Run(const SimulateArgs& args) {
     }
     SetGeneratorParam(request.generator, kv.substr(0, eq), kv.substr(eq + 1));
   }
-  Scenario scenario = BuildScenario(request);
+  std::vector<std::string> rejected_jobs;
+  Scenario scenario = BuildScenario(request, &rejected_jobs);
+  for (const std::string& why : rejected_jobs) std::cerr << "archimedes: rejected " << why << "\n";
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
+  described["rejected_jobs"] = rejected_jobs;
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   std::unique_ptr<UsageHistoryWriter> recorder;

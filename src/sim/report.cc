@@ -144,7 +144,13 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
          " of allocatable CPU requested), " + std::to_string(scenario.value("jobs", 0)) +
          " jobs (" + std::to_string(scenario.value("tasks", 0)) + " tasks), " +
          Fixed(scenario.value("days", 0.0), 1) + " days, metrics after a " +
-         Fixed(scenario.value("warmup_s", 0) / 3600.0, 0) + " h warm-up\n\n";
+         Fixed(scenario.value("warmup_s", 0) / 3600.0, 0) + " h warm-up\n";
+  if (const auto rejected = scenario.find("rejected_jobs");
+      rejected != scenario.end() && !rejected->empty()) {
+    out += "  " + std::to_string(rejected->size()) + " jobs rejected, not run:\n";
+    for (const auto& why : *rejected) out += "    " + why.get<std::string>() + "\n";
+  }
+  out += "\n";
   auto pad = [](std::string s, int width) {
     if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), ' ');
     return s;

@@ -53,7 +53,8 @@ Scenario FromTrace(const ScenarioRequest& request, const std::string& path) {
   return LoadTrace(path, options);
 }
 
-Scenario FromFile(const ScenarioRequest& request, const std::string& path) {
+Scenario FromFile(const ScenarioRequest& request, const std::string& path,
+                  std::vector<std::string>* rejected_jobs) {
   std::ifstream in(path);
   if (!in) throw TraceError(path, 0, "cannot open scenario file");
   nlohmann::json doc;
@@ -90,11 +91,71 @@ Scenario FromFile(const ScenarioRequest& request, const std::string& path) {
   doc.erase("generator");
   doc.erase("real");
   doc.erase("trace");
-  Scenario extra = ParseScenarioJson(doc, path);
+  Scenario extra = ParseScenarioJson(doc, path, rejected_jobs);
   if (!has_base) return extra;
   if (doc.contains("duration")) base.duration_s = extra.duration_s;
   MergeScenario(base, std::move(extra));
   return base;
+}
+
+// How many tasks of `job` the nodes could hold at once, counting up to `enough` at most.
+int64_t TaskSlots(const BatchJob& job, const std::vector<const Node*>& nodes, int64_t enough) {
+  int64_t slots = 0;
+  for (const Node* n : nodes) {
+    int64_t on_node = enough;
+    for (Dim d : kAllDims) {
+      if (job.task_requests[d] > 0) {
+        on_node = std::min(on_node, n->capacity[d] / job.task_requests[d]);
+      }
+    }
+    slots += on_node;
+    if (slots >= enough) return enough;
+  }
+  return slots;
+}
+
+// Why no node of the fleet can ever run `job`, or "" when one can.
+std::string WhyItFitsNowhere(const BatchJob& job, const std::vector<const Node*>& nodes) {
+  const int64_t need = job.gang ? job.tasks : 1;
+  const int64_t slots = TaskSlots(job, nodes, need);
+  if (slots >= need) return "";
+  if (slots == 0) {
+    Resources largest;
+    for (const Node* n : nodes) largest = Max(largest, n->capacity);
+    std::string over;
+    for (Dim d : kAllDims) {
+      if (job.task_requests[d] <= largest[d]) continue;
+      Resources one;
+      one[d] = job.task_requests[d];
+      Resources most;
+      most[d] = largest[d];
+      over += (over.empty() ? "" : ", ") + ToString(one) + " (the largest node has " +
+              (largest[d] > 0 ? ToString(most) : "none") + ")";
+    }
+    if (over.empty()) return "no node has room for one task (" + ToString(job.task_requests) + ")";
+    return "one task requests " + over;
+  }
+  return "a gang of " + std::to_string(job.tasks) + " tasks must start together but the whole " +
+         "fleet holds at most " + std::to_string(slots) + " at once";
+}
+
+// Leaves out of `jobs` those no node can ever run, appending "source: job "name": why" to
+// `rejected`, or throwing that when `rejected` is null.
+void RejectJobsThatFitNowhere(std::vector<BatchJob>& jobs, const Scenario& fleet,
+                              const std::string& source, std::vector<std::string>* rejected) {
+  std::vector<const Node*> nodes;
+  for (const Node& n : fleet.nodes) nodes.push_back(&n);
+  for (const NodeEvent& e : fleet.workload.node_events) {
+    if (e.kind == NodeEvent::Kind::kAdd) nodes.push_back(&e.spec);
+  }
+  std::erase_if(jobs, [&](const BatchJob& job) {
+    const std::string why = WhyItFitsNowhere(job, nodes);
+    if (why.empty()) return false;
+    const TraceError error(source, 0, "job \"" + job.name + "\": " + why);
+    if (rejected == nullptr) throw error;
+    rejected->emplace_back(error.what());
+    return true;
+  });
 }
 
 }  // namespace
@@ -112,20 +173,22 @@ void MergeScenario(Scenario& base, Scenario extra) {
   });
 }
 
-Scenario BuildScenario(const ScenarioRequest& request) {
+Scenario BuildScenario(const ScenarioRequest& request, std::vector<std::string>* rejected_jobs) {
   Scenario scenario;
   if (!request.trace.empty()) {
     scenario = FromTrace(request, request.trace);
   } else if (request.scenario == "real") {
     scenario = Real(request, nullptr, "--scenario real");
   } else if (!request.scenario.empty()) {
-    scenario = FromFile(request, request.scenario);
+    scenario = FromFile(request, request.scenario, rejected_jobs);
+    RejectJobsThatFitNowhere(scenario.workload.jobs, scenario, request.scenario, rejected_jobs);
   } else {
     scenario = GenerateScenario(request.generator);
   }
   for (const std::string& path : request.job_files) {
     Scenario jobs;
-    jobs.workload.jobs = ReadJobsFile(path);
+    jobs.workload.jobs = ReadJobsFile(path, rejected_jobs);
+    RejectJobsThatFitNowhere(jobs.workload.jobs, scenario, path, rejected_jobs);
     MergeScenario(scenario, std::move(jobs));
   }
   return scenario;

@@ -27,8 +27,12 @@ struct ScenarioRequest {
   std::vector<std::string> job_files;  // native job files added to the workload
 };
 
-// Throws TraceError or std::invalid_argument naming the bad input.
-Scenario BuildScenario(const ScenarioRequest& request);
+// Throws TraceError or std::invalid_argument naming the bad input. Jobs of a scenario file or a
+// job file that can never run (docs/formats.md: an impossible value, a task larger than every node,
+// a gang larger than the fleet) are left out and their errors appended to `rejected_jobs`; when it
+// is null they throw too.
+Scenario BuildScenario(const ScenarioRequest& request,
+                       std::vector<std::string>* rejected_jobs = nullptr);
 
 // Appends `extra`'s nodes, services, jobs and events to `base` (and takes its name if it has one);
 // jobs stay sorted by submit time. The duration stays the base's.

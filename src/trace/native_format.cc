@@ -133,9 +133,10 @@ class Value {
   const std::string& source() const { return *source_; }
   const std::string& path() const { return path_; }
 
-  [[noreturn]] void Fail(const std::string& reason) const {
-    throw TraceError(*source_, 0, (path_.empty() ? "" : path_ + ": ") + reason);
+  TraceError Error(const std::string& reason) const {
+    return TraceError(*source_, 0, (path_.empty() ? "" : path_ + ": ") + reason);
   }
+  [[noreturn]] void Fail(const std::string& reason) const { throw Error(reason); }
 
   Value Member(const std::string& key, const json& value) const {
     return Value(*source_, value, path_.empty() ? key : path_ + "." + key);
@@ -505,7 +506,8 @@ Service ReadService(const Value& v) {
   return s;
 }
 
-BatchJob ReadJob(const Value& v) {
+// The job as written; whether it can run is ValidateJob's to say.
+BatchJob ReadJobFields(const Value& v) {
   Object o(v);
   BatchJob j;
   j.name = o.Require("name").Name();
@@ -530,6 +532,11 @@ BatchJob ReadJob(const Value& v) {
   if (std::optional<Value> priority = o.Find("priority")) j.priority = priority->Int();
   if (std::optional<Value> gang = o.Find("gang")) j.gang = gang->Bool();
   o.RejectUnknownKeys();
+  return j;
+}
+
+BatchJob ReadJob(const Value& v) {
+  BatchJob j = ReadJobFields(v);
   if (std::string why = ValidateJob(j); !why.empty()) v.Fail(why);
   return j;
 }
@@ -603,15 +610,25 @@ std::vector<T> Permuted(std::vector<T> items, const std::vector<size_t>& order) 
   return out;
 }
 
-std::vector<BatchJob> ReadJobs(const Value& v) {
+// With `rejected`, a job that cannot run is left out and its error appended there; without, it
+// fails the whole array.
+std::vector<BatchJob> ReadJobs(const Value& v, std::vector<std::string>* rejected = nullptr) {
   std::vector<Value> elements = v.Elements();
+  std::vector<BatchJob> parsed;
+  parsed.reserve(elements.size());
+  for (const Value& e : elements) parsed.push_back(ReadJobFields(e));
+  RejectDuplicateNames(parsed, elements, "job");
   std::vector<BatchJob> jobs;
   std::vector<int64_t> submits;
-  for (const Value& e : elements) {
-    jobs.push_back(ReadJob(e));
-    submits.push_back(jobs.back().submit_time);
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (std::string why = ValidateJob(parsed[i]); !why.empty()) {
+      if (rejected == nullptr) elements[i].Fail(why);
+      rejected->emplace_back(elements[i].Error(why).what());
+      continue;
+    }
+    submits.push_back(parsed[i].submit_time);
+    jobs.push_back(std::move(parsed[i]));
   }
-  RejectDuplicateNames(jobs, elements, "job");
   return Permuted(std::move(jobs), TimeOrder(submits));
 }
 
@@ -871,7 +888,8 @@ void Print(const OrderedJson& value, int indent, std::string& out) {
 
 }  // namespace
 
-Scenario ParseScenarioJson(const json& document, const std::string& source_name) {
+Scenario ParseScenarioJson(const json& document, const std::string& source_name,
+                           std::vector<std::string>* rejected_jobs) {
   Object root(Value(source_name, document, ""));
   Scenario scenario;
   if (std::optional<Value> name = root.Find("name")) scenario.name = name->String();
@@ -893,7 +911,8 @@ Scenario ParseScenarioJson(const json& document, const std::string& source_name)
     RejectDuplicateNames(scenario.workload.services, elements, "service");
   }
 
-  if (std::optional<Value> jobs = root.Find("jobs")) scenario.workload.jobs = ReadJobs(*jobs);
+  if (std::optional<Value> jobs = root.Find("jobs"))
+    scenario.workload.jobs = ReadJobs(*jobs, rejected_jobs);
 
   if (std::optional<Value> node_events = root.Find("node_events")) {
     std::vector<Value> elements = node_events->Elements();
@@ -965,13 +984,13 @@ void WriteScenarioFile(const Scenario& scenario, const std::string& path) {
   if (!out) throw TraceError(path, 0, "cannot write the file");
 }
 
-std::vector<BatchJob> ReadJobsFile(const std::string& path) {
+std::vector<BatchJob> ReadJobsFile(const std::string& path, std::vector<std::string>* rejected) {
   json document = ReadJsonFile(path);
   Value root(path, document, "");
-  if (document.is_array()) return ReadJobs(root);
+  if (document.is_array()) return ReadJobs(root, rejected);
   if (!document.is_object()) root.Fail("expected a jobs array or an object with a jobs array");
   Object o(root);
-  std::vector<BatchJob> jobs = ReadJobs(o.Require("jobs"));
+  std::vector<BatchJob> jobs = ReadJobs(o.Require("jobs"), rejected);
   o.RejectUnknownKeys();
   return jobs;
 }

@@ -32,8 +32,10 @@ namespace archimedes {
 Scenario ReadScenarioFile(const std::string& path);
 
 // Builds a scenario from an already parsed document; `source_name` is what errors call it.
-// Throws TraceError.
-Scenario ParseScenarioJson(const nlohmann::json& document, const std::string& source_name);
+// Throws TraceError. With `rejected_jobs`, jobs that cannot run are left out as ReadJobsFile
+// leaves them.
+Scenario ParseScenarioJson(const nlohmann::json& document, const std::string& source_name,
+                           std::vector<std::string>* rejected_jobs = nullptr);
 
 // Writes `scenario` so that ReadScenarioFile gives it back field for field (usage patterns are
 // written as absolute values). Throws TraceError when the file cannot be written.
@@ -43,8 +45,11 @@ void WriteScenarioFile(const Scenario& scenario, const std::string& path);
 std::string FormatScenarioJson(const Scenario& scenario);
 
 // Reads a file of batch jobs: either an object whose only key is `jobs` or a bare JSON array of
-// jobs. Jobs come back in submit order. Throws TraceError.
-std::vector<BatchJob> ReadJobsFile(const std::string& path);
+// jobs. Jobs come back in submit order. Throws TraceError. With `rejected`, a job that is well
+// formed but cannot run (ValidateJob) is left out and its error (file, JSON path, why) appended
+// there instead, so that one impossible job does not cost the others.
+std::vector<BatchJob> ReadJobsFile(const std::string& path,
+                                   std::vector<std::string>* rejected = nullptr);
 
 // One job object of the format (what the native job API accepts). Throws TraceError.
 BatchJob ParseJobJson(const nlohmann::json& job, const std::string& source_name);

@@ -173,11 +173,17 @@ TEST(SimulateCliTest, RunsANativeScenarioFileWithExtraJobs) {
                             "memory_fraction_of_request": [0.5, 0.5]}}]})");
   std::string jobs = TempFile("j.json", R"({"jobs": [{"name": "etl", "submit": "10m", "tasks": 4,
     "requests": {"cpu": "1", "memory": "1Gi"}, "duration_estimate": "20m",
-    "delay_tolerance": "1h"}]})");
+    "delay_tolerance": "1h"},
+    {"name": "huge", "requests": {"cpu": "64"}, "duration_estimate": "20m"}]})");
   CommandResult r = Archimedes("simulate --warmup 0 --scenario " + scenario + " --jobs " + jobs);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("2 nodes, 1 services (2 replicas"), std::string::npos) << r.output;
+  // The impossible job is rejected with its reason; the rest of the run goes on without it.
   EXPECT_NE(r.output.find("1 jobs (4 tasks)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 jobs rejected, not run:\n    " + jobs +
+                          ": job \"huge\": one task requests cpu=64 (the largest node has cpu=8)"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace
