@@ -3,13 +3,17 @@
 // scheduler (time-aware fit, complementarity, fragmentation, affinity and spread) and, for
 // comparison, the k8s-default one (NodeResourcesFit + LeastAllocated + BalancedAllocation). Reports
 // decisions per second and the p50 / p99 wall-clock latency of one decision. BM_RefinePeaks times
-// the refinement of the archimedes placement (sched/peak_refiner.h) after it.
+// the refinement of the archimedes placement (sched/peak_refiner.h) after it. BM_ArchimedesBatch
+// times the archimedes batch scheduler (TimeAwareBatchFit, BatchBestFit) on that fleet: tasks
+// placed one by one until the fleet is full and most decisions find no node, as in a simulation
+// whose batch stream offers more than the fleet holds.
 //
 //   placement_bench --benchmark_filter='/1000/'     small fleet: 1,000 nodes, 10,000 replicas
 //   placement_bench --benchmark_filter='/10000/'    target: 10,000 nodes, 100,000 replicas
 //   placement_bench --benchmark_filter='/24$'       10,000 nodes of 24 cores: the requests
 //                                                   (250,000 cores) fill the fleet, so late
 //                                                   decisions find few nodes with room
+//   placement_bench --benchmark_filter=Batch        1,000 nodes, 10,000 replicas, 100,000 tasks
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -153,8 +157,9 @@ void ReportDecisions(benchmark::State& state, Placed& placed) {
 
 // The archimedes service scheduler with every third service spread over zones.
 struct ArchimedesPlacer {
-  explicit ArchimedesPlacer(const Fleet& fleet)
-      : cluster(fleet.nodes),
+  explicit ArchimedesPlacer(const Fleet& fleet,
+                            TaskAccounting accounting = TaskAccounting::kAllocatable)
+      : cluster(fleet.nodes, accounting),
         load(BuildPredictedLoad(cluster, fleet.services, fleet.profiles, PlacementSettings{})),
         scheduler(MakeScheduler(fleet, load)) {}
 
@@ -230,6 +235,62 @@ void BM_RefinePeaks(benchmark::State& state) {
   }
 }
 
+// Batch tasks placed one by one by the archimedes batch scheduler beside the services placed as
+// above, at noon: every tenth a one-hour offline task (2 cores, 8 GiB) that keeps a serverless
+// reserve of 1 core and 4 GiB per node free, the others serverless (1 core, 2 GiB, one minute).
+// The batch allocatable is what the services' predicted usage now leaves under the buffer.
+void BM_ArchimedesBatch(benchmark::State& state) {
+  const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                                static_cast<int>(state.range(2)));
+  const int tasks = static_cast<int>(state.range(3));
+  const int64_t noon = kSecondsPerDay / 2;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ArchimedesPlacer placer(fleet, TaskAccounting::kReclaimed);
+    placer.PlaceAll(fleet);
+    const int bin = placer.load.BinAt(noon);
+    std::vector<Resources> batch_allocatable(fleet.nodes.size());
+    for (NodeId n = 0; n < placer.cluster.num_nodes(); ++n) {
+      for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+        batch_allocatable[n][d] = static_cast<int64_t>(placer.load.FreeAt(n, d, bin));
+      }
+    }
+    const std::vector<Resources> reserve(fleet.nodes.size(), Resources::Of(1000, 4 * kGi));
+    Policy policy = MakePolicy("archimedes", 1);
+    const SchedulingContext ctx{.state = placer.cluster,
+                                .predicted = &placer.load,
+                                .batch_allocatable = batch_allocatable,
+                                .serverless_reserve = reserve,
+                                .now = noon};
+    std::vector<double> cpu_us, wall_us;
+    cpu_us.reserve(tasks);
+    wall_us.reserve(tasks);
+    int placed = 0;
+    state.ResumeTiming();
+    for (int t = 0; t < tasks; ++t) {
+      const bool offline = t % 10 == 0;
+      const PodRequest pod{
+          .requests = offline ? Resources::Of(2000, 8 * kGi) : Resources::Of(1000, 2 * kGi),
+          .kind = OwnerKind::kTask,
+          .owner = t,
+          .duration_estimate_s = offline ? 3600 : 60,
+          .serverless = !offline};
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu_start = ThreadCpuMicros();
+      const NodeId node = policy.batch.Schedule(ctx, pod);
+      cpu_us.push_back(ThreadCpuMicros() - cpu_start);
+      wall_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      if (node < 0) continue;
+      placer.cluster.Add(
+          {.kind = OwnerKind::kTask, .owner = t, .node = node, .requests = pod.requests});
+      ++placed;
+    }
+    Report(state, cpu_us, wall_us, placed);
+  }
+}
+
 void BM_KubernetesDefaultPlacement(benchmark::State& state) {
   const Fleet fleet = MakeFleet(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                                 static_cast<int>(state.range(2)));
@@ -257,6 +318,10 @@ BENCHMARK(BM_ArchimedesPlacement)
 BENCHMARK(BM_RefinePeaks)
     ->Args({1000, 10000, 64})
     ->Args({10000, 100000, 64})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_ArchimedesBatch)
+    ->Args({1000, 10000, 64, 100000})
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 BENCHMARK(BM_KubernetesDefaultPlacement)

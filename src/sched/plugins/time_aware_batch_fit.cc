@@ -1,6 +1,8 @@
 #include "sched/plugins/time_aware_batch_fit.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "sched/predicted_load.h"
 
@@ -17,12 +19,25 @@ struct Room {
   bool fits = false;
 };
 
-Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
-  const PredictedLoad& load = *ctx.predicted;
-  const int first = load.BinAt(ctx.now);
+// The bins of the task's estimated run: from the one holding now, at least one, at most a day.
+struct Window {
+  int first = 0;
+  int span = 0;
+};
+
+Window TaskWindow(const PredictedLoad& load, int64_t now, int64_t duration_estimate_s) {
   const int64_t bin_seconds = kSecondsPerDay / load.bins();
-  const int span = static_cast<int>(std::clamp<int64_t>(
-      (pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
+  return {.first = load.BinAt(now),
+          .span = static_cast<int>(std::clamp<int64_t>(
+              (duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()))};
+}
+
+// With `shares` false (the filter, which needs only `fits`) it stops at the first dimension that
+// does not fit, and tests the batch allocatable, a per-node number, before the predicted window:
+// most nodes a task is tried on are full now, and the window scan is the expensive part.
+Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node, bool shares) {
+  const PredictedLoad& load = *ctx.predicted;
+  std::optional<Window> window;  // found when first needed: the filter often fails before
   const Resources& batch = ctx.state.task_requested(node);
   const bool reserving = !pod.serverless && !ctx.serverless_reserve.empty();
   // A serverless task may also take the CPU the node can throttle out of its offline tasks.
@@ -33,11 +48,18 @@ Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) {
     const float limit = load.limit(node, d);
     const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
     const int64_t claimed = batch[d] + pod.requests[d] - (d == Dim::kCpu ? borrowable : 0);
-    float left = load.MinFree(node, d, first, span) - static_cast<float>(claimed) - reserve;
+    float left = std::numeric_limits<float>::infinity();
     if (!ctx.batch_allocatable.empty()) {
-      left = std::min(left, static_cast<float>(ctx.batch_allocatable[node][d] - claimed) - reserve);
+      left = static_cast<float>(ctx.batch_allocatable[node][d] - claimed) - reserve;
+      if (!shares && left < 0) return Room{};
     }
-    if (left < 0) room.fits = false;
+    if (!window) window = TaskWindow(load, ctx.now, pod.duration_estimate_s);
+    left = std::min(left, load.MinFree(node, d, window->first, window->span) -
+                              static_cast<float>(claimed) - reserve);
+    if (left < 0) {
+      if (!shares) return Room{};
+      room.fits = false;
+    }
     const float share = limit > 0 ? left / limit : 0;
     (d == Dim::kCpu ? room.cpu_share : room.memory_share) = share;
   }
@@ -57,13 +79,13 @@ bool TimeAwareBatchFit::Filter(const SchedulingContext& ctx, const PodRequest& p
            ctx.batch_allocatable[node][Dim::kGpu])) {
     return false;
   }
-  return RoomFor(ctx, pod, node).fits;
+  return RoomFor(ctx, pod, node, /*shares=*/false).fits;
 }
 
 int64_t BatchBestFit::Score(const SchedulingContext& ctx, const PodRequest& pod,
                             NodeId node) const {
   if (ctx.predicted == nullptr) return 0;
-  Room room = RoomFor(ctx, pod, node);
+  Room room = RoomFor(ctx, pod, node, /*shares=*/true);
   if (!room.fits) return 0;
   const float left = std::clamp((room.cpu_share + room.memory_share) / 2, 0.0f, 1.0f);
   return static_cast<int64_t>((1.0f - left) * static_cast<float>(kMaxNodeScore));
