@@ -53,51 +53,6 @@ Scenario FromTrace(const ScenarioRequest& request, const std::string& path) {
   return LoadTrace(path, options);
 }
 
-Scenario FromFile(const ScenarioRequest& request, const std::string& path,
-                  std::vector<std::string>* rejected_jobs) {
-  std::ifstream in(path);
-  if (!in) throw TraceError(path, 0, "cannot open scenario file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw TraceError(path, 0, std::string("malformed JSON: ") + e.what());
-  }
-  if (!doc.is_object()) throw TraceError(path, 0, "a scenario file holds a JSON object");
-  Scenario base;
-  bool has_base = false;
-  int bases = doc.contains("generator") + doc.contains("real") + doc.contains("trace");
-  if (bases > 1) throw TraceError(path, 0, "name at most one of generator, real and trace");
-  if (doc.contains("generator")) {
-    const nlohmann::json& g = doc["generator"];
-    if (!g.is_object()) throw TraceError(path, 0, "generator: expected an object of parameters");
-    GeneratorParams params = request.generator;
-    for (const auto& [key, value] : g.items()) {
-      try {
-        SetGeneratorParam(params, key, ScalarText(value));
-      } catch (const std::invalid_argument& e) {
-        throw TraceError(path, 0, std::string("generator: ") + e.what());
-      }
-    }
-    base = GenerateScenario(params);
-    has_base = true;
-  } else if (doc.contains("real")) {
-    base = Real(request, &doc["real"], path);
-    has_base = true;
-  } else if (doc.contains("trace")) {
-    base = FromTrace(request, doc["trace"].get<std::string>());
-    has_base = true;
-  }
-  doc.erase("generator");
-  doc.erase("real");
-  doc.erase("trace");
-  Scenario extra = ParseScenarioJson(doc, path, rejected_jobs);
-  if (!has_base) return extra;
-  if (doc.contains("duration")) base.duration_s = extra.duration_s;
-  MergeScenario(base, std::move(extra));
-  return base;
-}
-
 // How many tasks of `job` the nodes could hold at once, counting up to `enough` at most.
 int64_t TaskSlots(const BatchJob& job, const std::vector<const Node*>& nodes, int64_t enough) {
   int64_t slots = 0;
@@ -139,15 +94,18 @@ std::string WhyItFitsNowhere(const BatchJob& job, const std::vector<const Node*>
          "fleet holds at most " + std::to_string(slots) + " at once";
 }
 
-// Leaves out of `jobs` those no node can ever run, appending "source: job "name": why" to
-// `rejected`, or throwing that when `rejected` is null.
-void RejectJobsThatFitNowhere(std::vector<BatchJob>& jobs, const Scenario& fleet,
-                              const std::string& source, std::vector<std::string>* rejected) {
-  std::vector<const Node*> nodes;
-  for (const Node& n : fleet.nodes) nodes.push_back(&n);
-  for (const NodeEvent& e : fleet.workload.node_events) {
+// Appends every node `scenario` ever has: its fleet and the nodes its events add.
+void AddFleetNodes(const Scenario& scenario, std::vector<const Node*>& nodes) {
+  for (const Node& n : scenario.nodes) nodes.push_back(&n);
+  for (const NodeEvent& e : scenario.workload.node_events) {
     if (e.kind == NodeEvent::Kind::kAdd) nodes.push_back(&e.spec);
   }
+}
+
+// Leaves out of `jobs` those no node can ever run, appending "source: job "name": why" to
+// `rejected`, or throwing that when `rejected` is null.
+void RejectJobsThatFitNowhere(std::vector<BatchJob>& jobs, const std::vector<const Node*>& nodes,
+                              const std::string& source, std::vector<std::string>* rejected) {
   std::erase_if(jobs, [&](const BatchJob& job) {
     const std::string why = WhyItFitsNowhere(job, nodes);
     if (why.empty()) return false;
@@ -156,6 +114,56 @@ void RejectJobsThatFitNowhere(std::vector<BatchJob>& jobs, const Scenario& fleet
     rejected->emplace_back(error.what());
     return true;
   });
+}
+
+Scenario FromFile(const ScenarioRequest& request, const std::string& path,
+                  std::vector<std::string>* rejected_jobs) {
+  std::ifstream in(path);
+  if (!in) throw TraceError(path, 0, "cannot open scenario file");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw TraceError(path, 0, std::string("malformed JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw TraceError(path, 0, "a scenario file holds a JSON object");
+  Scenario base;
+  bool has_base = false;
+  int bases = doc.contains("generator") + doc.contains("real") + doc.contains("trace");
+  if (bases > 1) throw TraceError(path, 0, "name at most one of generator, real and trace");
+  if (doc.contains("generator")) {
+    const nlohmann::json& g = doc["generator"];
+    if (!g.is_object()) throw TraceError(path, 0, "generator: expected an object of parameters");
+    GeneratorParams params = request.generator;
+    for (const auto& [key, value] : g.items()) {
+      try {
+        SetGeneratorParam(params, key, ScalarText(value));
+      } catch (const std::invalid_argument& e) {
+        throw TraceError(path, 0, std::string("generator: ") + e.what());
+      }
+    }
+    base = GenerateScenario(params);
+    has_base = true;
+  } else if (doc.contains("real")) {
+    base = Real(request, &doc["real"], path);
+    has_base = true;
+  } else if (doc.contains("trace")) {
+    base = FromTrace(request, doc["trace"].get<std::string>());
+    has_base = true;
+  }
+  doc.erase("generator");
+  doc.erase("real");
+  doc.erase("trace");
+  Scenario extra = ParseScenarioJson(doc, path, rejected_jobs);
+  // Only the file's own jobs are checked: a trace's are replayed as recorded.
+  std::vector<const Node*> nodes;
+  AddFleetNodes(base, nodes);
+  AddFleetNodes(extra, nodes);
+  RejectJobsThatFitNowhere(extra.workload.jobs, nodes, path, rejected_jobs);
+  if (!has_base) return extra;
+  if (doc.contains("duration")) base.duration_s = extra.duration_s;
+  MergeScenario(base, std::move(extra));
+  return base;
 }
 
 }  // namespace
@@ -181,14 +189,15 @@ Scenario BuildScenario(const ScenarioRequest& request, std::vector<std::string>*
     scenario = Real(request, nullptr, "--scenario real");
   } else if (!request.scenario.empty()) {
     scenario = FromFile(request, request.scenario, rejected_jobs);
-    RejectJobsThatFitNowhere(scenario.workload.jobs, scenario, request.scenario, rejected_jobs);
   } else {
     scenario = GenerateScenario(request.generator);
   }
   for (const std::string& path : request.job_files) {
     Scenario jobs;
     jobs.workload.jobs = ReadJobsFile(path, rejected_jobs);
-    RejectJobsThatFitNowhere(jobs.workload.jobs, scenario, path, rejected_jobs);
+    std::vector<const Node*> nodes;
+    AddFleetNodes(scenario, nodes);
+    RejectJobsThatFitNowhere(jobs.workload.jobs, nodes, path, rejected_jobs);
     MergeScenario(scenario, std::move(jobs));
   }
   return scenario;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -90,6 +91,22 @@ TEST(ScenarioSourceTest, AScenarioFilesOwnImpossibleJobsAreRejectedToo) {
   ASSERT_EQ(rejected.size(), 2u);
   EXPECT_THAT(rejected[0], HasSubstr("jobs[2]: tasks is 0"));
   EXPECT_THAT(rejected[1], HasSubstr("job \"big\": one task requests cpu=9"));
+
+  // On a generated base, the file's own jobs are checked against the base's nodes and its own.
+  const std::string based = TempFile("based.json", R"({"generator": {"nodes": 4, "days": 1},
+    "nodes": [{"name": "wide", "capacity": {"cpu": "1000", "memory": "1Ti"}}],
+    "jobs": [{"name": "fits-the-file-node", "requests": {"cpu": "900"}, "duration_estimate": "1h"},
+             {"name": "too-big", "requests": {"cpu": "2000"}, "duration_estimate": "1h"}]})");
+  rejected.clear();
+  const Scenario generated = BuildScenario({.scenario = based}, &rejected);
+  ASSERT_EQ(rejected.size(), 1u);
+  EXPECT_THAT(
+      rejected[0],
+      HasSubstr("job \"too-big\": one task requests cpu=2000 (the largest node has cpu=1000)"));
+  EXPECT_GT(generated.workload.jobs.size(), 1u);
+  EXPECT_EQ(std::count_if(generated.workload.jobs.begin(), generated.workload.jobs.end(),
+                          [](const BatchJob& j) { return j.name == "fits-the-file-node"; }),
+            1);
 }
 
 TEST(ScenarioSourceTest, AMalformedJobStillFailsTheWholeFile) {
