@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "model/cluster_state.h"
@@ -39,6 +41,74 @@ TEST(TimeAwareBatchFitTest, ATaskAlsoFitsWhatServicesLeaveNow) {
   EXPECT_FALSE(fit.Filter(now, task, 0)) << "the batch already there counts";
   const SchedulingContext predicted_only{.state = state, .predicted = &load};
   EXPECT_TRUE(fit.Filter(predicted_only, task, 0));
+}
+
+// The filter's verdict, whichever check it makes first and wherever it stops, is the rule: in cpu
+// and memory, what the task claims (the batch there plus the task, less the CPU a serverless task
+// may borrow) plus the serverless reserve it must leave (offline tasks) stays within both the batch
+// allocatable and the least predicted room over its run.
+TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
+  std::mt19937_64 rng(5);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  std::vector<Node> nodes;
+  nodes.reserve(60);
+  for (int i = 0; i < 60; ++i) {
+    nodes.push_back({.name = "n" + std::to_string(i),
+                     .capacity = Resources::Of(16'000, 64 * kGi),
+                     .allocatable = Resources::Of(16'000, 64 * kGi)});
+  }
+  ClusterState state(nodes, TaskAccounting::kReclaimed);
+  PredictedLoad load(nodes);
+  std::vector<Resources> batch_allocatable, reserve;
+  std::vector<int64_t> borrowable;
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    Demand services;
+    services.peak[0] = static_cast<float>(uniform(0, 12'000));
+    services.peak[1] = static_cast<float>(uniform(0, 48) * kGi);
+    load.Add(n, services);
+    state.Add(Container{.kind = OwnerKind::kTask,
+                        .node = n,
+                        .requests = Resources::Of(uniform(0, 8'000), uniform(0, 24) * kGi)});
+    batch_allocatable.push_back(Resources::Of(uniform(-2'000, 14'000), uniform(-4, 56) * kGi));
+    reserve.push_back(Resources::Of(uniform(0, 2'000), uniform(0, 4) * kGi));
+    borrowable.push_back(uniform(0, 3'000));
+  }
+  const TimeAwareBatchFit fit;
+  const BatchBestFit best;
+  int fits = 0;
+  for (int trial = 0; trial < 2'000; ++trial) {
+    const SchedulingContext ctx{.state = state,
+                                .predicted = &load,
+                                .batch_allocatable = batch_allocatable,
+                                .serverless_reserve = reserve,
+                                .borrowable_cpu = borrowable,
+                                .now = uniform(0, kSecondsPerDay)};
+    const PodRequest pod{.requests = Resources::Of(uniform(1, 6'000), uniform(0, 16) * kGi),
+                         .kind = OwnerKind::kTask,
+                         .duration_estimate_s = uniform(1, int64_t{6} * 3600),
+                         .serverless = uniform(0, 1) == 1};
+    const int64_t bin_seconds = kSecondsPerDay / load.bins();
+    const int first = load.BinAt(ctx.now);
+    const int span = static_cast<int>(std::clamp<int64_t>(
+        (pod.duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      bool rule = true;
+      for (Dim d : {Dim::kCpu, Dim::kMemory}) {
+        const int64_t claimed = state.task_requested(n)[d] + pod.requests[d] -
+                                (pod.serverless && d == Dim::kCpu ? borrowable[n] : 0);
+        const float kept = pod.serverless ? 0.0f : static_cast<float>(reserve[n][d]);
+        rule = rule && static_cast<float>(batch_allocatable[n][d] - claimed) - kept >= 0 &&
+               load.MinFree(n, d, first, span) - static_cast<float>(claimed) - kept >= 0;
+      }
+      ASSERT_EQ(fit.Filter(ctx, pod, n), rule) << "trial " << trial << " node " << n;
+      if (!rule) EXPECT_EQ(best.Score(ctx, pod, n), 0);
+      fits += rule;
+    }
+  }
+  EXPECT_GT(fits, 5'000) << "both verdicts are exercised";
+  EXPECT_LT(fits, 100'000);
 }
 
 }  // namespace
