@@ -16,8 +16,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// Named after the test too: ctest runs the tests of this file in parallel processes.
 std::string TempFile(const std::string& name, const std::string& content) {
-  std::string path = ::testing::TempDir() + "/scenario_source_test_" + name;
+  std::string path = ::testing::TempDir() + "/scenario_source_test_" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
   std::ofstream(path) << content;
   return path;
 }
