@@ -27,10 +27,10 @@ struct ScenarioRequest {
   std::vector<std::string> job_files;  // native job files added to the workload
 };
 
-// Throws TraceError or std::invalid_argument naming the bad input. Jobs of a scenario file or a
-// job file that can never run (docs/formats.md: an impossible value, a task larger than every node,
-// a gang larger than the fleet) are left out and their errors appended to `rejected_jobs`; when it
-// is null they throw too.
+// Throws TraceError or std::invalid_argument naming the bad input. Jobs of a job file, or a
+// scenario file's own jobs (not those of its generated or trace base), that can never run
+// (docs/formats.md: an impossible value, a task larger than every node, a gang larger than the
+// fleet) are left out and their errors appended to `rejected_jobs`; when it is null they throw too.
 Scenario BuildScenario(const ScenarioRequest& request,
                        std::vector<std::string>* rejected_jobs = nullptr);
 

@@ -175,7 +175,8 @@ TEST(SimulateCliTest, RunsANativeScenarioFileWithExtraJobs) {
     "requests": {"cpu": "1", "memory": "1Gi"}, "duration_estimate": "20m",
     "delay_tolerance": "1h"},
     {"name": "huge", "requests": {"cpu": "64"}, "duration_estimate": "20m"}]})");
-  CommandResult r = Archimedes("simulate --warmup 0 --scenario " + scenario + " --jobs " + jobs);
+  const auto [r, doc] = ArchimedesWritingJson(
+      "simulate --warmup 0 --scenario " + scenario + " --jobs " + jobs, "--json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("2 nodes, 1 services (2 replicas"), std::string::npos) << r.output;
   // The impossible job is rejected with its reason; the rest of the run goes on without it.
@@ -184,6 +185,9 @@ TEST(SimulateCliTest, RunsANativeScenarioFileWithExtraJobs) {
                           ": job \"huge\": one task requests cpu=64 (the largest node has cpu=8)"),
             std::string::npos)
       << r.output;
+  ASSERT_EQ(doc["scenario"]["rejected_jobs"].size(), 1u);
+  EXPECT_NE(doc["scenario"]["rejected_jobs"][0].get<std::string>().find("job \"huge\""),
+            std::string::npos);
 }
 
 }  // namespace
