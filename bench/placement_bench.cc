@@ -28,7 +28,8 @@
 
 #include "sched/archimedes_placement.h"
 #include "sched/peak_refiner.h"
-#include "sched/policy.h"
+#include "sched/batch_schedulers.h"
+#include "sched/kubernetes_scheduler.h"
 
 namespace archimedes {
 namespace {
@@ -256,7 +257,8 @@ void BM_ArchimedesBatch(benchmark::State& state) {
       }
     }
     const std::vector<Resources> reserve(fleet.nodes.size(), Resources::Of(1000, 4 * kGi));
-    Policy policy = MakePolicy("archimedes", 1);
+    // archimedes places batch with seed + 1.
+    Scheduler batch = MakeTimeAwareBatchScheduler(2);
     const SchedulingContext ctx{.state = placer.cluster,
                                 .predicted = &placer.load,
                                 .batch_allocatable = batch_allocatable,
@@ -277,7 +279,7 @@ void BM_ArchimedesBatch(benchmark::State& state) {
           .serverless = !offline};
       const auto start = std::chrono::steady_clock::now();
       const double cpu_start = ThreadCpuMicros();
-      const NodeId node = policy.batch.Schedule(ctx, pod);
+      const NodeId node = batch.Schedule(ctx, pod);
       cpu_us.push_back(ThreadCpuMicros() - cpu_start);
       wall_us.push_back(
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
@@ -297,12 +299,12 @@ void BM_KubernetesDefaultPlacement(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     ClusterState cluster(fleet.nodes);
-    Policy policy = MakePolicy("k8s-default", 1);
+    Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
     state.ResumeTiming();
     Placed placed = PlaceAll(
         fleet, cluster,
         [&](const PodRequest& pod) {
-          return policy.services.Schedule(SchedulingContext{cluster}, pod);
+          return scheduler.Schedule(SchedulingContext{cluster}, pod);
         },
         nullptr);
     ReportDecisions(state, placed);

@@ -3,7 +3,7 @@
 // per second. Run: build/simulate_bench [--benchmark_filter=/1000]
 #include <benchmark/benchmark.h>
 
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/generator.h"
 #include "sim/simulator.h"
 
@@ -21,7 +21,7 @@ void BM_SimulateOneDay(benchmark::State& state) {
   options.warmup_s = 0;
   Metrics m;
   for (auto _ : state) {
-    Policy policy = MakePolicy("k8s-default", 1);
+    Policy policy = MakePolicy("k8s-default");
     m = Simulate(scenario, policy, options);
   }
   const double ticks = static_cast<double>(params.nodes) * kSecondsPerDay / options.tick_s;

@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "profile/profile.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
@@ -73,7 +73,7 @@ int Run(const SimulateArgs& args) {
   }
   std::vector<std::string> policies =
       args.policies.empty() ? PolicyNames() : SplitComma(args.policies);
-  for (const std::string& p : policies) MakePolicy(p, args.seed);  // unknown names fail early
+  for (const std::string& p : policies) MakePolicy(p);  // unknown names fail early
 
   ScenarioRequest request{.scenario = args.scenario,
                           .trace = args.trace,
@@ -117,7 +117,7 @@ int Run(const SimulateArgs& args) {
   std::vector<PolicyResult> results;
   std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
   for (const std::string& name : policies) {
-    Policy policy = MakePolicy(name, args.seed);
+    const Policy policy = MakePolicy(name);
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
     if (recorder && results.empty()) options.usage_recorder = recorder.get();

@@ -1,4 +1,4 @@
-#include "sim/explain.h"
+#include "engine/explain.h"
 
 #include <algorithm>
 #include <map>

@@ -1,8 +1,8 @@
 // `archimedes simulate --explain SERVICE`: why a replica went where it did. For one decision, every
 // candidate node's filter verdict and score terms, the best candidates first, and how many nodes
 // each filter turned away.
-#ifndef ARCHIMEDES_SIM_EXPLAIN_H_
-#define ARCHIMEDES_SIM_EXPLAIN_H_
+#ifndef ARCHIMEDES_ENGINE_EXPLAIN_H_
+#define ARCHIMEDES_ENGINE_EXPLAIN_H_
 
 #include <string>
 
@@ -16,4 +16,4 @@ std::string FormatExplanation(const Scheduler& scheduler, const SchedulingContex
 
 }  // namespace archimedes
 
-#endif  // ARCHIMEDES_SIM_EXPLAIN_H_
+#endif  // ARCHIMEDES_ENGINE_EXPLAIN_H_

@@ -1,4 +1,4 @@
-#include "sim/health_monitor.h"
+#include "engine/health_monitor.h"
 
 #include <algorithm>
 

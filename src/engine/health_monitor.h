@@ -6,8 +6,8 @@
 //
 // State is kept per container incarnation: a container id that is reused, or a replica that
 // restarts, starts with no history.
-#ifndef ARCHIMEDES_SIM_HEALTH_MONITOR_H_
-#define ARCHIMEDES_SIM_HEALTH_MONITOR_H_
+#ifndef ARCHIMEDES_ENGINE_HEALTH_MONITOR_H_
+#define ARCHIMEDES_ENGINE_HEALTH_MONITOR_H_
 
 #include <cstdint>
 #include <span>
@@ -50,4 +50,4 @@ class HealthMonitor {
 
 }  // namespace archimedes
 
-#endif  // ARCHIMEDES_SIM_HEALTH_MONITOR_H_
+#endif  // ARCHIMEDES_ENGINE_HEALTH_MONITOR_H_

@@ -1,4 +1,4 @@
-#include "sim/surge_margin.h"
+#include "engine/surge_margin.h"
 
 #include <algorithm>
 #include <cmath>

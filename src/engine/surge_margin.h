@@ -13,8 +13,8 @@
 // as independent. Bursts are rarer and larger than that spread: one replica at a time may jump to
 // the highest sample its application ever showed, relative to its curve, burst_s =
 // (AppProfile::peak / peak of the high curve − 1) × high_s.
-#ifndef ARCHIMEDES_SIM_SURGE_MARGIN_H_
-#define ARCHIMEDES_SIM_SURGE_MARGIN_H_
+#ifndef ARCHIMEDES_ENGINE_SURGE_MARGIN_H_
+#define ARCHIMEDES_ENGINE_SURGE_MARGIN_H_
 
 #include <array>
 #include <cstdint>
@@ -62,4 +62,4 @@ class SurgeMargin {
 
 }  // namespace archimedes
 
-#endif  // ARCHIMEDES_SIM_SURGE_MARGIN_H_
+#endif  // ARCHIMEDES_ENGINE_SURGE_MARGIN_H_

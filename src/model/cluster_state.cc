@@ -42,6 +42,10 @@ void ClusterState::GrowBlockMost(NodeId n) {
   }
 }
 
+void ClusterState::SetLabels(NodeId n, std::map<std::string, std::string> labels) {
+  nodes_[n].labels = std::move(labels);
+}
+
 void ClusterState::SetCondition(NodeId n, NodeCondition condition) {
   nodes_[n].condition = condition;
   ready_[n] = condition == NodeCondition::kReady;

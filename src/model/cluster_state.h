@@ -13,7 +13,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/node.h"
@@ -52,6 +54,7 @@ class ClusterState {
   const std::vector<Node>& nodes() const { return nodes_; }
   NodeId AddNode(Node node);
   void SetCondition(NodeId n, NodeCondition condition);
+  void SetLabels(NodeId n, std::map<std::string, std::string> labels);
   bool ready(NodeId n) const { return ready_[n] != 0; }
   const Resources& allocatable(NodeId n) const { return allocatable_[n]; }
 

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "sched/framework.h"
-#include "sched/policy.h"
+#include "sched/kubernetes_scheduler.h"
 #include "sim/fault_review.h"
 
 namespace archimedes {
@@ -365,7 +365,7 @@ class Fleet {
         const World& world, const FaultSimParams& params)
       : state_(placed),
         services_(services),
-        policy_(MakePolicy("k8s-default", params.seed)),
+        scheduler_(MakeKubernetesScheduler(FitScoring::kLeastAllocated, params.seed)),
         world_(world),
         params_(params) {
     report_.name = std::move(name);
@@ -466,7 +466,7 @@ class Fleet {
                                               .priority = c.priority,
                                               .kind = c.kind,
                                               .owner = c.owner};
-      c.node = policy_.services.Schedule(ctx, pod);
+      c.node = scheduler_.Schedule(ctx, pod);
       if (c.node < 0) {
         pending_.push_back(c);
       } else {
@@ -477,7 +477,7 @@ class Fleet {
 
   ClusterState state_;
   std::span<const Service> services_;
-  Policy policy_;
+  Scheduler scheduler_;
   const World& world_;
   const FaultSimParams& params_;
   ControllerReport report_;
@@ -726,14 +726,14 @@ std::vector<std::string> ChooseMemberPods(const std::vector<Node>& nodes, int co
 
 PlacedFleet PlaceServices(const Scenario& scenario, uint64_t seed) {
   PlacedFleet placed{ClusterState(scenario.nodes), 0};
-  Policy policy = MakePolicy("k8s-default", seed);
+  Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, seed);
   SchedulingContext ctx{placed.state};
   const auto& services = scenario.workload.services;
   for (int32_t s = 0; s < std::ssize(services); ++s) {
     const Service& svc = services[s];
     const PodRequest pod = ServicePodRequest(svc, s);
     for (int r = 0; r < svc.replicas; ++r) {
-      NodeId n = policy.services.Schedule(ctx, pod);
+      NodeId n = scheduler.Schedule(ctx, pod);
       if (n < 0) {
         ++placed.unplaced;
         continue;

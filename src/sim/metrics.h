@@ -86,20 +86,6 @@ double FragmentationRate(const ClusterState& state, const ShapeMix& mix);
 // Weighted percentile of (value, weight) samples; 0 for none.
 double Percentile(std::vector<std::pair<double, double>> samples, double q);
 
-// Scheduling latency in a log-spaced histogram: O(1) memory for any number of decisions.
-class LatencyHistogram {
- public:
-  void Add(double microseconds);
-  double Percentile(double q) const;
-  int64_t count() const { return count_; }
-
- private:
-  // 10^(i/50) ns: covers 1 ns to 100 s (a planner call over an overloaded queue can take seconds)
-  static constexpr int kBuckets = 550;
-  std::array<int64_t, kBuckets> buckets_{};
-  int64_t count_ = 0;
-};
-
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_SIM_METRICS_H_

@@ -119,7 +119,7 @@ void PeakMeter::Fill(Metrics& m) const {
       desired_replica_ticks_ > 0 ? unplaced_replica_ticks_ / desired_replica_ticks_ : 0.0;
 }
 
-Metrics SimulateMeasuringPeaks(const Scenario& scenario, Policy& policy, SimOptions options,
+Metrics SimulateMeasuringPeaks(const Scenario& scenario, const Policy& policy, SimOptions options,
                                const ProfileSet& profiles) {
   PeakMeter meter(scenario, profiles, options.warmup_s, options.seed);
   if (options.profiles == nullptr) options.profiles = &profiles;

@@ -28,7 +28,7 @@
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sched/predicted_load.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
@@ -81,7 +81,7 @@ class PeakMeter {
 // Simulate() with a PeakMeter judging by `profiles` on its usage ticks (after options.on_tick, if
 // any). Unless options.profiles is set, the profile-driven policies place by `profiles` too
 // (pass LearnWarmupProfiles' result for what they would learn themselves).
-Metrics SimulateMeasuringPeaks(const Scenario& scenario, Policy& policy, SimOptions options,
+Metrics SimulateMeasuringPeaks(const Scenario& scenario, const Policy& policy, SimOptions options,
                                const ProfileSet& profiles);
 
 }  // namespace archimedes

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 
@@ -96,7 +96,7 @@ ShrinkResult FindSmallestFleet(const Scenario& scenario, const std::string& poli
   };
   auto simulate = [&](int nodes) {
     const Scenario cut = ShrinkFleet(scenario, nodes);
-    Policy p = MakePolicy(policy, options.sim.seed);
+    const Policy p = MakePolicy(policy);
     const Metrics m = SimulateMeasuringPeaks(cut, p, options.sim, *options.profiles);
     return record({.nodes = nodes, .hosts = HostsServices(m), .simulated = true, .metrics = m});
   };

@@ -1,16 +1,17 @@
 // The trace-driven simulator: replays a scenario (fleet + workload + timed events) against one
-// policy in simulated time and measures it with the metrics of DESIGN §5.
+// policy in simulated time and measures it with the metrics of DESIGN §5. It is one of the
+// engine's two drivers (engine/engine.h): it keeps only the world — the clock, the usage model,
+// contention and throttling, the OOM killers, the scenario's failures — turns what happens into
+// engine events, carries out the engine's actions and collects the metrics.
 //
-// Time advances in whole seconds. Each second: node and service events, task completions, job
-// submissions, then a scheduling cycle (every `cycle_s`); every `tick_s` the usage model runs —
-// each node's real usage is summed, CPU contention throttles batch (services keep their share),
-// a replica above its memory limit and memory overflow of a node (lowest priority first) are
-// OOM-killed, and hot nodes and replicas not yet ready (Service::startup_s) harm their services.
-// Under a policy with act_on_health, warned replicas move make-before-break before their limit.
-// Under the archimedes policy batch is planned by the BatchPlanner (a full re-plan every bin) and
-// yields to bursting services through YieldToServices (docs/batch.md, "In the simulator").
-// Deterministic for a seed: the same scenario, policy and options give the same metrics (wall-clock
-// latency aside).
+// Time advances in whole seconds. Each second: the engine's time, node and service events, task
+// completions, job submissions, then a scheduling cycle (every `cycle_s`); every `tick_s` a usage
+// round: every container's usage now goes to the engine, then node by node a replica above its
+// memory limit is OOM-killed (the cgroup), the engine relieves the node, CPU contention slows
+// batch down within the limits the engine set (services keep their share), memory overflow of a
+// node OOM-kills (lowest priority first); hot nodes and replicas not yet ready
+// (Service::startup_s) harm their services. Deterministic for a seed: the same scenario, policy
+// and options give the same metrics (wall-clock latency aside).
 #ifndef ARCHIMEDES_SIM_SIMULATOR_H_
 #define ARCHIMEDES_SIM_SIMULATOR_H_
 
@@ -22,7 +23,7 @@
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/metrics.h"
 #include "sim/sla_report.h"
 #include "trace/usage_history.h"
@@ -66,7 +67,7 @@ struct SimOptions {
 
 // Replays `scenario` under `policy`. Throws std::invalid_argument when an event names an unknown
 // node or service.
-Metrics Simulate(const Scenario& scenario, Policy& policy, const SimOptions& options);
+Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options);
 
 }  // namespace archimedes
 

@@ -1,8 +1,8 @@
-// LatencyHistogram (sim/metrics.h): percentiles within a bucket's width (±2.3 %) from a
+// LatencyHistogram (engine/latency_histogram.h): percentiles within a bucket's width (±2.3 %) from a
 // microsecond to the seconds a planner call over an overloaded queue can take.
 #include <gtest/gtest.h>
 
-#include "sim/metrics.h"
+#include "engine/latency_histogram.h"
 
 namespace archimedes {
 namespace {

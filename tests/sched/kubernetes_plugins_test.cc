@@ -8,7 +8,7 @@
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
 #include "sched/plugins/resource_allocation.h"
-#include "sched/policy.h"
+#include "sched/kubernetes_scheduler.h"
 
 namespace archimedes {
 namespace {
@@ -85,41 +85,18 @@ TEST(KubernetesPluginsTest, DefaultSpreadsAndBinpackPacks) {
   std::vector<Node> nodes;
   nodes.reserve(5);
   for (int i = 0; i < 5; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
-  for (const char* name : {"k8s-default", "k8s-binpack"}) {
+  for (const FitScoring scoring : {FitScoring::kLeastAllocated, FitScoring::kMostAllocated}) {
     ClusterState state(nodes);
-    Policy policy = MakePolicy(name, 1);
+    Scheduler scheduler = MakeKubernetesScheduler(scoring, 1);
     PodRequest pod{.requests = Resources::Of(1000, 4 * kGi)};
     for (int i = 0; i < 5; ++i) {
-      NodeId n = policy.services.Schedule(SchedulingContext{state}, pod);
+      NodeId n = scheduler.Schedule(SchedulingContext{state}, pod);
       ASSERT_GE(n, 0);
       state.Add({.node = n, .requests = pod.requests});
     }
     int used = 0;
     for (NodeId n = 0; n < 5; ++n) used += !state.containers_on(n).empty();
-    EXPECT_EQ(used, std::string(name) == "k8s-default" ? 5 : 1) << name;
-  }
-}
-
-// Kubernetes' NodeAffinity filter: a pod with a nodeSelector lands only on a node with the labels
-// (the GPU trace pins services to a gpu-model this way), under every policy.
-TEST(KubernetesPluginsTest, EveryPolicyHonoursTheNodeSelector) {
-  std::vector<Node> nodes;
-  nodes.reserve(4);
-  for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
-  nodes[2].labels["gpu-model"] = "A100";
-  const std::map<std::string, std::string> selector = {{"gpu-model", "A100"}};
-  for (const std::string& name : PolicyNames()) {
-    ClusterState state(nodes);
-    Policy policy = MakePolicy(name, 1);
-    const PodRequest pod{.requests = Resources::Of(1000, 4 * kGi), .node_selector = &selector};
-    for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(policy.services.Schedule(SchedulingContext{state}, pod), 2) << name;
-      state.Add({.node = 2, .requests = pod.requests});
-    }
-    nodes[2].labels.clear();
-    ClusterState unlabelled(nodes);
-    EXPECT_EQ(policy.services.Schedule(SchedulingContext{unlabelled}, pod), -1) << name;
-    nodes[2].labels["gpu-model"] = "A100";
+    EXPECT_EQ(used, scoring == FitScoring::kLeastAllocated ? 5 : 1);
   }
 }
 
@@ -130,25 +107,17 @@ TEST(KubernetesPluginsTest, PercentageOfNodesToScoreAndMemoKeepTheChoice) {
     nodes.push_back(MakeNode("n" + std::to_string(i), 4000 + 1000 * (i % 7), 16 * kGi));
   }
   ClusterState with_memo(nodes), without_memo(nodes);
-  Policy a = MakePolicy("k8s-default", 3), b = MakePolicy("k8s-default", 3);
+  Scheduler a = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 4);
+  Scheduler b = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 4);
   FeasibilityMemo memo;
   PodRequest pod{.requests = Resources::Of(3000, 2 * kGi)};
   for (int i = 0; i < 3000; ++i) {
-    NodeId x = a.batch.Schedule(SchedulingContext{with_memo}, pod, &memo);
-    NodeId y = b.batch.Schedule(SchedulingContext{without_memo}, pod);
+    NodeId x = a.Schedule(SchedulingContext{with_memo}, pod, &memo);
+    NodeId y = b.Schedule(SchedulingContext{without_memo}, pod);
     ASSERT_EQ(x, y) << "placement " << i;
     if (x < 0) break;
     with_memo.Add({.node = x, .requests = pod.requests});
     without_memo.Add({.node = y, .requests = pod.requests});
-  }
-}
-
-TEST(KubernetesPluginsTest, UnknownPolicyNamesTheKnownOnes) {
-  try {
-    MakePolicy("k8s-fancy", 1);
-    FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("k8s-default"), std::string::npos);
   }
 }
 

@@ -8,7 +8,7 @@
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
 #include "sched/plugins/resource_allocation.h"
-#include "sched/policy.h"
+#include "sched/kubernetes_scheduler.h"
 
 namespace archimedes {
 namespace {
@@ -59,8 +59,8 @@ TEST(MigrationTest, ReplacementIsPlacedElsewhereBeforeTheOldOneStops) {
   Place(state, 1, ReplicaPod(1000));
   Place(state, 2, ReplicaPod(3000));
   const ContainerId old = Place(state, 0, pod);
-  Policy policy = MakePolicy("k8s-default", 1);
-  const auto m = StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 77);
+  Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
+  const auto m = StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 77);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->old_container, old);
   EXPECT_EQ(m->source, 0);
@@ -99,9 +99,9 @@ TEST(MigrationTest, NoCapacityElsewhereChangesNothing) {
   const PodRequest pod = ReplicaPod(4000);
   Place(state, 1, ReplicaPod(6000));
   const ContainerId old = Place(state, 0, pod);
-  Policy policy = MakePolicy("k8s-default", 1);
+  Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
   EXPECT_FALSE(
-      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0).has_value());
+      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0).has_value());
   EXPECT_EQ(state.num_containers(), 2);
   EXPECT_TRUE(state.alive(old));
   EXPECT_TRUE(state.ready(0));
@@ -114,21 +114,21 @@ TEST(MigrationTest, ExcludedNodesAreNoTargetAndStayReady) {
   const PodRequest pod = ReplicaPod(2000);
   Place(state, 2, ReplicaPod(1000));
   const ContainerId old = Place(state, 0, pod);
-  Policy policy = MakePolicy("k8s-default", 1);
+  Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
   const std::vector<NodeId> excluded = {1};
   const auto m =
-      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0, excluded);
+      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, excluded);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->target, 2);
   EXPECT_TRUE(state.ready(0));
   EXPECT_TRUE(state.ready(1));
   // With every other node excluded there is nowhere to go, and nothing changes.
   const std::vector<NodeId> all_others = {1, 2};
-  EXPECT_FALSE(StartMigration(state, policy.services, SchedulingContext{state}, m->replacement, pod,
+  EXPECT_FALSE(StartMigration(state, scheduler, SchedulingContext{state}, m->replacement, pod,
                               0, std::vector<NodeId>{0, 1})
                    .has_value());
   EXPECT_FALSE(
-      StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0, all_others)
+      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, all_others)
           .has_value());
   EXPECT_EQ(state.num_containers(), 3);
   EXPECT_TRUE(state.ready(1) && state.ready(2));
@@ -139,8 +139,8 @@ TEST(MigrationTest, AFailedSourceStaysNotReady) {
   const PodRequest pod = ReplicaPod(2000);
   const ContainerId old = Place(state, 0, pod);
   state.SetCondition(0, NodeCondition::kNotReady);
-  Policy policy = MakePolicy("k8s-default", 1);
-  const auto m = StartMigration(state, policy.services, SchedulingContext{state}, old, pod, 0);
+  Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
+  const auto m = StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->target, 1);
   EXPECT_FALSE(state.ready(0));

@@ -15,7 +15,7 @@
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_selector.h"
 #include "sched/plugins/time_aware_fit.h"
-#include "sched/policy.h"
+#include "sched/kubernetes_scheduler.h"
 #include "sched/predicted_load.h"
 
 namespace archimedes {
@@ -783,7 +783,8 @@ TEST(PlacementScanTest, CandidateIndexMatchesFullScan) {
     inputs.shape_mix = {{Resources::Of(1000, kGi), 0.5}, {Resources::Of(2000, 4 * kGi), 0.5}};
     inputs.rules.resize(kServices);
     Scheduler scheduler =
-        kind < 2 ? MakePolicy(kind == 0 ? "k8s-default" : "k8s-binpack", seed).services
+        kind < 2 ? MakeKubernetesScheduler(
+                       kind == 0 ? FitScoring::kLeastAllocated : FitScoring::kMostAllocated, seed)
                  : MakeArchimedesServiceScheduler(PlacementSettings{.seed = seed}, inputs);
     ReferenceScan reference(seed);
     FeasibilityMemo memo;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sched/policy.h"
-#include "sim/health_monitor.h"
+#include "engine/policy.h"
+#include "engine/health_monitor.h"
 #include "sim/simulator.h"
 #include "sim/usage_model.h"
 
@@ -70,7 +70,7 @@ Outcome Simulate(std::vector<Node> nodes, const Service& service, const std::str
   scenario.nodes = std::move(nodes);
   scenario.workload.services.push_back(service);
   Outcome run;
-  Policy policy = MakePolicy(policy_name, 1);
+  Policy policy = MakePolicy(policy_name);
   SimOptions options{.seed = service.usage.leak_per_day > 0 ? OneLeakSeed(service) : 1,
                      .warmup_s = 600};
   options.sla_records = &run.records;
@@ -142,7 +142,7 @@ TEST(HealthActionTest, AMoveThatDoesNotCureTheTrendIsNotRepeated) {
   scenario.duration_s = 3 * kHours;
   scenario.nodes = {MakeNode("a", 8000, 8 * kGi), MakeNode("b", 8000, 8 * kGi)};
   scenario.workload.services.push_back(s);
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   const Metrics m = archimedes::Simulate(scenario, policy, SimOptions{.warmup_s = 600});
   EXPECT_EQ(m.health_migrations, 1);
   EXPECT_EQ(m.health_scale_outs, 0);
@@ -186,7 +186,7 @@ TEST(ServicePhysicsTest, AReplacedReplicaIsUnavailableUntilItIsReady) {
     scenario.workload.node_events.push_back(
         {.time = 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
     std::vector<ContractRecord> records;
-    Policy policy = MakePolicy("k8s-default", 1);
+    Policy policy = MakePolicy("k8s-default");
     SimOptions options{.warmup_s = 1800};
     options.sla_records = &records;
     const Metrics m = archimedes::Simulate(scenario, policy, options);

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "model/curve.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/generator.h"
 #include "sim/simulator.h"
 
@@ -31,7 +31,7 @@ TEST(PlannerIntegrationTest, AccountsEveryTaskStartsGangsWholeAndServerlessOnTim
   // A light batch stream: serverless tasks can start on time only where offline tasks leave room
   // (under the default load of 1, running offline tasks fill what services leave idle).
   const Scenario scenario = Generated(30, 2, 5, 0.25);
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   SimOptions options;
 
   std::map<int32_t, std::pair<int64_t, int>> gang_first_seen;  // job → (start, tasks seen)
@@ -114,7 +114,7 @@ TEST(PlannerIntegrationTest, OfflineJobSubmittedAtThePeakStartsInTheValley) {
                                             .duration_estimate_s = 3600,
                                             .duration_s = 3600,
                                             .delay_tolerance_s = int64_t{12} * 3600});
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   SimOptions options;
   int64_t started = -1;
   options.on_tick = [&](int64_t, const ClusterState& state) {

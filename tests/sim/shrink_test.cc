@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/generator.h"
 #include "sim/peak_load.h"
 #include "sim/warmup_profiles.h"
@@ -43,7 +43,7 @@ Metrics Measure(const Scenario& scenario, const std::string& policy_name) {
   const SimOptions options;
   const ProfileSet profiles =
       LearnWarmupProfiles(scenario.workload, options.warmup_s, options.seed);
-  Policy policy = MakePolicy(policy_name, options.seed);
+  Policy policy = MakePolicy(policy_name);
   return SimulateMeasuringPeaks(scenario, policy, options, profiles);
 }
 

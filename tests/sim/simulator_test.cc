@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/generator.h"
 #include "sim/sla_report.h"
 #include "trace/usage_history.h"
@@ -58,7 +58,7 @@ BatchJob OneTaskJob(int64_t submit, Resources requests, int64_t duration, int64_
 TEST(SimulatorTest, KubernetesPoliciesNeverOvercommitRequests) {
   Scenario scenario = SmallScenario();
   for (const std::string name : {"k8s-default", "k8s-binpack"}) {
-    Policy policy = MakePolicy(name, 1);
+    Policy policy = MakePolicy(name);
     SimOptions options = QuickOptions();
     int64_t checks = 0;
     options.on_tick = [&](int64_t, const ClusterState& state) {
@@ -76,7 +76,7 @@ TEST(SimulatorTest, KubernetesPoliciesNeverOvercommitRequests) {
 
 TEST(SimulatorTest, EveryTaskEndsUpInExactlyOneState) {
   Scenario scenario = SmallScenario();
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   Metrics m = Simulate(scenario, policy, QuickOptions());
   int64_t submitted = 0;
   for (const BatchJob& j : scenario.workload.jobs) submitted += j.tasks;
@@ -87,8 +87,8 @@ TEST(SimulatorTest, EveryTaskEndsUpInExactlyOneState) {
 
 TEST(SimulatorTest, SameSeedGivesSameMetrics) {
   Scenario scenario = SmallScenario();
-  Policy a = MakePolicy("k8s-default", 7);
-  Policy b = MakePolicy("k8s-default", 7);
+  Policy a = MakePolicy("k8s-default");
+  Policy b = MakePolicy("k8s-default");
   Metrics x = Simulate(scenario, a, QuickOptions());
   Metrics y = Simulate(scenario, b, QuickOptions());
   EXPECT_EQ(x.utilization, y.utilization);
@@ -102,8 +102,8 @@ TEST(SimulatorTest, SameSeedGivesSameMetrics) {
 
 TEST(SimulatorTest, MetricsAreFractionsAndPoliciesDiffer) {
   Scenario scenario = SmallScenario();
-  Policy spread = MakePolicy("k8s-default", 1);
-  Policy pack = MakePolicy("k8s-binpack", 1);
+  Policy spread = MakePolicy("k8s-default");
+  Policy pack = MakePolicy("k8s-binpack");
   Metrics s = Simulate(scenario, spread, QuickOptions());
   Metrics p = Simulate(scenario, pack, QuickOptions());
   for (const Metrics* m : {&s, &p}) {
@@ -131,7 +131,7 @@ TEST(SimulatorTest, NodeFailureReschedulesServicesAndChargesTheirContracts) {
   scenario.workload.services.push_back(web);
   scenario.workload.node_events.push_back(
       {.time = 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   SimOptions options;
   options.warmup_s = 0;
   int64_t replicas_on_b_after_failure = 0;
@@ -165,7 +165,7 @@ TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
   options.warmup_s = 3600;
   std::vector<ContractRecord> records;
   options.sla_records = &records;
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   Simulate(scenario, policy, options);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].achieved, 1.0);
@@ -174,7 +174,7 @@ TEST(SimulatorTest, AServicesOwnStartAndScaleUpAreNoOutageButAReplacementIs) {
   scenario.workload.node_events.push_back(
       {.time = int64_t{4} * 3600, .kind = NodeEvent::Kind::kFail, .node = "a"});
   records.clear();
-  Policy again = MakePolicy("k8s-default", 1);
+  Policy again = MakePolicy("k8s-default");
   Simulate(scenario, again, options);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_FALSE(records[0].honoured);
@@ -189,7 +189,7 @@ TEST(SimulatorTest, MemoryOverflowKillsLowestPriorityFirst) {
   scenario.workload.services.push_back(
       FlatService("hog", Resources::Of(1000, 1LL << 30), 500.0f, 3.5f * (1LL << 30)));
   scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 2LL << 30), 1800, 600));
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   SimOptions options;
   options.warmup_s = 0;
   bool service_always_there = true;
@@ -212,7 +212,7 @@ TEST(SimulatorTest, JobsSubmittedAfterTheEndAreNotJudged) {
   scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 1LL << 30), 600, 60));
   scenario.workload.jobs.push_back(OneTaskJob(7200, Resources::Of(1000, 1LL << 30), 600, 60));
   for (const char* name : {"k8s-default", "reclaim", "archimedes"}) {
-    Policy policy = MakePolicy(name, 1);
+    Policy policy = MakePolicy(name);
     SimOptions options;
     options.warmup_s = 0;
     const Metrics m = Simulate(scenario, policy, options);
@@ -232,14 +232,14 @@ TEST(SimulatorTest, PlannerCallsAreTimedApartFromPlacementDecisions) {
   scenario.workload.jobs.push_back(OneTaskJob(60, Resources::Of(1000, 1LL << 30), 600, 600));
   SimOptions options;
   options.warmup_s = 0;
-  Policy archimedes = MakePolicy("archimedes", 1);
+  Policy archimedes = MakePolicy("archimedes");
   const Metrics planned = Simulate(scenario, archimedes, options);
   EXPECT_EQ(planned.decisions, 1);
   EXPECT_GE(planned.replans, 12) << "a full re-plan in every 5-minute bin of the hour";
   EXPECT_GE(planned.plans, planned.replans);
   EXPECT_GT(planned.plan_latency_p50_us, 0);
   EXPECT_GT(planned.replan_latency_p50_us, 0);
-  Policy k8s = MakePolicy("k8s-default", 1);
+  Policy k8s = MakePolicy("k8s-default");
   const Metrics greedy = Simulate(scenario, k8s, options);
   EXPECT_EQ(greedy.decisions, 2);
   EXPECT_EQ(greedy.plans, 0);
@@ -255,7 +255,7 @@ TEST(SimulatorTest, CpuContentionStretchesBatchTasks) {
   scenario.workload.services.push_back(
       FlatService("busy", Resources::Of(500, 1LL << 30), 1500.0f, 1.0f * (1LL << 30)));
   scenario.workload.jobs.push_back(OneTaskJob(0, Resources::Of(1000, 1LL << 30), 600, 60));
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   SimOptions options;
   options.warmup_s = 0;
   int64_t finished_at = -1;
@@ -275,7 +275,7 @@ TEST(SimulatorTest, UnknownNodeInEventIsRejected) {
   scenario.nodes = {MakeNode("a", 1000, 1LL << 30)};
   scenario.workload.node_events.push_back(
       {.time = 10, .kind = NodeEvent::Kind::kFail, .node = "zz"});
-  Policy policy = MakePolicy("k8s-default", 1);
+  Policy policy = MakePolicy("k8s-default");
   try {
     Simulate(scenario, policy, SimOptions{});
     FAIL() << "no error";
@@ -290,7 +290,7 @@ TEST(SimulatorTest, RecordsServiceUsageHistory) {
   std::string path = ::testing::TempDir() + "/history.csv";
   {
     UsageHistoryWriter writer(path);
-    Policy policy = MakePolicy("k8s-default", 1);
+    Policy policy = MakePolicy("k8s-default");
     SimOptions options = QuickOptions();
     options.usage_recorder = &writer;
     Simulate(scenario, policy, options);
@@ -314,11 +314,11 @@ namespace {
 TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
   Scenario scenario = SmallScenario(40, 1, 11);
   SimOptions options = QuickOptions();
-  Policy k8s = MakePolicy("k8s-default", 1);
+  Policy k8s = MakePolicy("k8s-default");
   const Metrics base = Simulate(scenario, k8s, options);
   std::map<std::string, Metrics> results;
   for (const std::string name : {"reclaim", "archimedes"}) {
-    Policy policy = MakePolicy(name, 1);
+    Policy policy = MakePolicy(name);
     const Metrics m = results[name] = Simulate(scenario, policy, options);
     // archimedes holds a serverless reserve back from offline tasks (docs/batch.md), so it
     // reclaims a little less than reclaim does.
@@ -337,7 +337,7 @@ TEST(SimulatorTest, ReclaimingPoliciesUseIdleCapacityWithoutHarmingServices) {
 
 TEST(SimulatorTest, ArchimedesKeepsBatchOutOfTheBurstBuffer) {
   Scenario scenario = SmallScenario(30, 1, 13);
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   SimOptions options = QuickOptions();
   int64_t checks = 0;
   options.on_tick = [&](int64_t, const ClusterState& state) {
@@ -351,8 +351,8 @@ TEST(SimulatorTest, ArchimedesKeepsBatchOutOfTheBurstBuffer) {
         const bool is_serverless = scenario.workload.jobs[c.owner].type == JobType::kServerless;
         (is_serverless ? serverless : offline) += c.requests.cpu();
       }
-      const auto borrowable =
-          static_cast<int64_t>(static_cast<double>(offline) * policy.serverless_cpu_borrow);
+      // archimedes lets serverless tasks borrow half of the offline tasks' CPU.
+      const auto borrowable = static_cast<int64_t>(static_cast<double>(offline) * 0.5);
       const double limit = static_cast<double>(state.node(n).capacity.cpu()) * (1 - policy.buffer);
       ASSERT_LE(static_cast<double>(serverless + offline - borrowable), limit) << "node " << n;
       ++checks;
@@ -375,7 +375,7 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
   serverless.type = JobType::kServerless;
   scenario.workload.jobs.push_back(serverless);
   for (const std::string name : {"archimedes", "archimedes-no-borrow"}) {
-    Policy policy = MakePolicy(name, 1);
+    Policy policy = MakePolicy(name);
     SimOptions options;
     options.warmup_s = 0;
     int64_t serverless_start = -1, offline_end = -1, serverless_end = -1;
@@ -418,7 +418,7 @@ TEST(SimulatorTest, JobsReportedLateRarelyStartInTimeAfterAll) {
   p.seed = 3;
   p.serverless_demand_share = 0;  // tasks of a minute or more: every start is seen at a tick
   const Scenario scenario = GenerateScenario(p);
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   SimOptions options = QuickOptions();
   std::map<int32_t, std::set<int>> started_in_time;  // job → tasks seen started within tolerance
   std::set<int32_t> reported;
@@ -450,7 +450,7 @@ TEST(SimulatorTest, ExplainsTheFirstPlacementOfAService) {
   scenario.duration_s = 600;
   const std::string service = scenario.workload.services.front().name;
   for (const std::string name : {"k8s-default", "archimedes"}) {
-    Policy policy = MakePolicy(name, 1);
+    Policy policy = MakePolicy(name);
     SimOptions options = QuickOptions();
     std::string text;
     options.explain_service = service;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "profile/profiler.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/simulator.h"
 
 namespace archimedes {
@@ -73,7 +73,7 @@ Metrics RunArchimedes(const Scenario& scenario) {
   }
   SimOptions options{.seed = 1};
   options.profiles = &profiles;
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   return Simulate(scenario, policy, options);
 }
 

@@ -1,5 +1,5 @@
 // The spread overload relief keeps free when services run above their profiles (a surge).
-#include "sim/surge_margin.h"
+#include "engine/surge_margin.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profile/profiler.h"
-#include "sched/policy.h"
+#include "engine/policy.h"
 #include "sim/simulator.h"
 
 namespace archimedes {
@@ -136,7 +136,7 @@ TEST(SurgeReliefTest, ASurgeMovesAReplicaBeforeTheNodeRunsHot) {
   SimOptions options{.seed = 1};
   options.sla_records = &records;
   options.profiles = &profiles;
-  Policy policy = MakePolicy("archimedes", 1);
+  Policy policy = MakePolicy("archimedes");
   const Metrics m = Simulate(scenario, policy, options);
   EXPECT_EQ(m.hot_node_time, 0.0);
   EXPECT_GE(m.migrations, 1);

@@ -1,0 +1,79 @@
+// Where batch and serverless tasks go: one part of a Policy (engine/policy.h). The engine's batch
+// queue places jobs greedily through the strategy's scheduler; a planning strategy also plans
+// tasks into future windows and starts the ones planned for now. The strategy owns what batch
+// may use on each node (reclaimed capacity, the serverless reserve) and says how batch is capped.
+#ifndef ARCHIMEDES_ENGINE_BATCH_PLACEMENT_H_
+#define ARCHIMEDES_ENGINE_BATCH_PLACEMENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "engine/action.h"
+#include "model/cluster_state.h"
+#include "model/resources.h"
+#include "model/workload.h"
+#include "sched/framework.h"
+
+namespace archimedes {
+
+class EngineCore;
+
+class BatchPlacement {
+ public:
+  virtual ~BatchPlacement() = default;
+  // How tasks count on a node: against allocatable, or outside it on reclaimed capacity.
+  virtual TaskAccounting accounting() const = 0;
+  // Whether the engine needs profiles (a predicted load) for this strategy.
+  virtual bool uses_profiles() const { return false; }
+  // Called once the engine's state exists, before any decision, and again whenever the service
+  // catalogue changes.
+  virtual void Start(EngineCore& core) {}
+  virtual Scheduler& scheduler() = 0;
+  // What this strategy adds to every decision's SchedulingContext.
+  virtual void FillContext(SchedulingContext& ctx) const {}
+  // An upper bound of the room a task could find on node `n`.
+  virtual Resources TaskRoom(const EngineCore& core, NodeId n) const = 0;
+  // Whether a task of `job` is placed greedily by the queue (else only by the plan, or where
+  // capacity was just freed).
+  virtual bool Greedy(const BatchJob& job) const { return true; }
+  // Whether a cycle is due although nothing changed (a re-plan).
+  virtual bool Due(const EngineCore& core) const { return false; }
+  // Runs in every cycle after the services are placed, before the greedy pass.
+  virtual void Plan(EngineCore& core) {}
+  // Tasks of job `job` started greedily on `nodes` (not by the plan).
+  virtual void StartedGreedily(EngineCore& core, const BatchJob& job,
+                               std::span<const ContainerId> started) {}
+  // A task of `job` starts on (+1) or leaves (−1) node `n`.
+  virtual void CountTask(const BatchJob& job, NodeId n, int sign) {}
+  virtual void NodeAdded(NodeId n) {}
+  // The fleet changed (a node added, failed or recovered).
+  virtual void FleetChanged() {}
+  virtual void BeginUsageRound(EngineCore& core) {}
+  // The services on ready node `n` use `service_usage` now (zero for a node that is not ready).
+  virtual void ObserveServices(EngineCore& core, NodeId n, const std::array<float, kNumDims>& usage) {}
+  virtual void EndUsageRound() {}
+  // How batch is capped on node `n`, before any yielding.
+  virtual BatchLimits Limits(const EngineCore& core, NodeId n) const = 0;
+};
+
+// Tasks as ordinary pods (Kubernetes): by requests, against allocatable, first come first served,
+// with kube-scheduler's default scoring (LeastAllocated or `most_allocated`).
+std::unique_ptr<BatchPlacement> NewPodBatch(bool most_allocated, uint64_t seed);
+
+// Tasks on reclaimed capacity as soon as they fit (Koordinator-style): per node, capacity ×
+// (1 − buffer) − the services' peak usage over the last 15 usage rounds; batch CPU capped at the
+// buffer.
+std::unique_ptr<BatchPlacement> NewReclaimedBatch(double buffer, uint64_t seed);
+
+// Tasks planned into the predicted valleys and fragments (sched/batch_planner.h): a full re-plan
+// every bin and whenever the fleet changed, new jobs added to the plan in the cycle they arrive;
+// serverless tasks (and tasks that request a GPU) placed greedily; a serverless reserve kept free
+// of offline tasks; serverless tasks may borrow `serverless_cpu_borrow` of the CPU offline tasks
+// request on a node (the node then throttles the offline tasks first).
+std::unique_ptr<BatchPlacement> NewPlannedBatch(double buffer, double serverless_cpu_borrow,
+                                                uint64_t seed);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_ENGINE_BATCH_PLACEMENT_H_

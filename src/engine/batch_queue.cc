@@ -1,0 +1,118 @@
+#include "engine/batch_queue.h"
+
+#include <array>
+
+#include "engine/core.h"
+
+namespace archimedes {
+namespace {
+
+// The dimensions kube-scheduler checks requests in; an envelope over them lets a cycle skip, in
+// O(1), tasks that no node could take.
+constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
+
+bool Dominates(const Resources& a, const Resources& b) {
+  for (Dim d : kRequestDims) {
+    if (a[d] < b[d]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void BatchQueue::Place(EngineCore& core) {
+  const BatchPlacement& batch = core.batch_placement();
+  RecomputeEnvelope(core);
+  failed_shapes_.clear();
+  Resources freed_envelope;
+  for (NodeId n : core.freed_nodes) {
+    core.node_freed[n] = 0;
+    if (core.state().ready(n)) freed_envelope = Max(freed_envelope, batch.TaskRoom(core, n));
+  }
+  core.freed_nodes.clear();
+  const bool unpark_all = core.unpark_all;
+  core.unpark_all = false;
+  for (auto& [priority, queue] : core.job_queue()) {
+    size_t keep = 0;
+    for (size_t i = 0; i < queue.size(); ++i) {
+      const int32_t j = queue[i];
+      JobRun& run = core.job_run(j);
+      core.ExpireJob(j);
+      // Tasks the strategy does not place greedily start between its plans only where capacity
+      // has just been freed, not to leave it idle.
+      const bool greedy = batch.Greedy(core.job(j));
+      const Resources& shape = core.job(j).task_requests;
+      bool may_fit = greedy && (!run.parked || unpark_all);
+      if (!may_fit) {
+        may_fit = true;
+        for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];
+      }
+      if (run.pending > 0 && may_fit) run.parked = !PlaceJob(core, j) && run.pending > 0;
+      if (run.pending > 0) {
+        queue[keep++] = j;
+      } else {
+        run.queued = false;
+      }
+    }
+    queue.resize(keep);
+  }
+}
+
+bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
+  const BatchJob& job = core.job(j);
+  JobRun& run = core.job_run(j);
+  if (!EnvelopeAdmits(job.task_requests)) return false;
+  const PodRequest pod{.requests = job.task_requests,
+                       .priority = job.priority,
+                       .kind = OwnerKind::kTask,
+                       .owner = j,
+                       .duration_estimate_s = job.duration_estimate_s,
+                       .serverless = job.type == JobType::kServerless};
+  const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
+  const int first_started_before = run.first_started;
+  BatchPlacement& batch = core.batch_placement();
+  started_.clear();
+  memo_.Reset();  // nothing leaves a node while this job's tasks are placed
+  while (run.pending > 0) {
+    const NodeId node = core.Decide(batch.scheduler(), pod, &memo_);
+    if (node < 0) {
+      AddFailedShape(job.task_requests);
+      break;
+    }
+    started_.push_back(core.StartTask(j, node));
+  }
+  if (all_or_nothing && run.pending > 0) {
+    core.UndoStarts(j, started_, first_started_before);
+    return false;
+  }
+  batch.StartedGreedily(core, job, started_);
+  return run.pending == 0;
+}
+
+void BatchQueue::RecomputeEnvelope(const EngineCore& core) {
+  envelope_ = Resources{};
+  for (NodeId n = 0; n < core.state().num_nodes(); ++n) {
+    if (core.state().ready(n)) envelope_ = Max(envelope_, core.batch_placement().TaskRoom(core, n));
+  }
+}
+
+bool BatchQueue::EnvelopeAdmits(const Resources& r) const {
+  for (Dim d : kRequestDims) {
+    if (r[d] > envelope_[d]) return false;
+  }
+  for (const Resources& failed : failed_shapes_) {
+    if (Dominates(r, failed)) return false;
+  }
+  return true;
+}
+
+// Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.
+void BatchQueue::AddFailedShape(const Resources& r) {
+  for (const Resources& f : failed_shapes_) {
+    if (Dominates(r, f)) return;
+  }
+  std::erase_if(failed_shapes_, [&](const Resources& f) { return Dominates(f, r); });
+  failed_shapes_.push_back(r);
+}
+
+}  // namespace archimedes

@@ -1,0 +1,39 @@
+// Queued batch jobs (engine/core.h's job_queue), placed greedily once per scheduling cycle by
+// priority, then arrival, through the policy's BatchPlacement scheduler. Cheap when most of the
+// queue cannot fit: a job whose task fit no node is parked until a node that could take it frees
+// resources (or the next usage round); an envelope of the room any node has and the minimal set of
+// shapes that failed this cycle reject hopeless tasks in O(1); the tasks of one job skip nodes
+// already found infeasible (FeasibilityMemo). A gang job starts all its tasks or none.
+#ifndef ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
+#define ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "model/cluster_state.h"
+#include "model/resources.h"
+#include "sched/framework.h"
+
+namespace archimedes {
+
+class EngineCore;
+
+class BatchQueue {
+ public:
+  void Place(EngineCore& core);
+
+ private:
+  bool PlaceJob(EngineCore& core, int32_t j);
+  void RecomputeEnvelope(const EngineCore& core);
+  bool EnvelopeAdmits(const Resources& r) const;
+  void AddFailedShape(const Resources& r);
+
+  Resources envelope_;
+  std::vector<Resources> failed_shapes_;
+  std::vector<ContainerId> started_;
+  FeasibilityMemo memo_;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_ENGINE_BATCH_QUEUE_H_

@@ -1,0 +1,333 @@
+#include "engine/engine.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/core.h"
+#include "engine/service_queue.h"
+
+namespace archimedes {
+
+// --- Checks: a bad id is the driver's input, named in the error.
+
+void EngineCore::CheckNode(NodeId n) const {
+  if (n < 0 || n >= state_.num_nodes()) {
+    throw std::invalid_argument("no node with id " + std::to_string(n) + " (the engine has " +
+                                std::to_string(state_.num_nodes()) + ")");
+  }
+  if (removed_[n]) {
+    throw std::invalid_argument("node \"" + state_.node(n).name + "\" was removed");
+  }
+}
+
+void EngineCore::CheckService(int32_t s) const {
+  if (s < 0 || s >= num_services()) {
+    throw std::invalid_argument("no service with id " + std::to_string(s));
+  }
+  if (deleted_[s]) {
+    throw std::invalid_argument("service \"" + services_[s].name + "\" was deleted");
+  }
+}
+
+void EngineCore::CheckJob(int32_t j) const {
+  if (j < 0 || j >= static_cast<int32_t>(jobs_.size())) {
+    throw std::invalid_argument("no job with id " + std::to_string(j));
+  }
+}
+
+void EngineCore::CheckContainer(ContainerId id) const {
+  if (!state_.alive(id)) {
+    throw std::invalid_argument("no running container with id " + std::to_string(id));
+  }
+}
+
+// --- Time and cycles.
+
+void EngineCore::AdvanceTo(int64_t now) {
+  if (now < now_) {
+    throw std::invalid_argument("time goes back from " + std::to_string(now_) + " s to " +
+                                std::to_string(now) + " s");
+  }
+  now_ = now;
+  if (!moves_.empty()) FinishMigrations();
+}
+
+void EngineCore::Schedule() {
+  if (!dirty && !batch_->Due(*this)) return;
+  dirty = false;
+  PlaceServices(*this);
+  batch_->Plan(*this);
+  batch_queue_.Place(*this);
+}
+
+// --- Nodes.
+
+NodeId EngineCore::AddNode(const Node& node) {
+  const NodeId n = state_.AddNode(node);
+  removed_.push_back(0);
+  node_freed.push_back(0);
+  node_service_usage_.emplace_back();
+  node_service_usage_at_.push_back(-1);
+  limits_.push_back(BatchLimits{.cpu = static_cast<double>(node.capacity.cpu())});
+  batch_->NodeAdded(n);
+  if (predicted_) predicted_->AddNode(node);
+  dirty = true;
+  unpark_all = true;
+  batch_->FleetChanged();
+  return n;
+}
+
+void EngineCore::FailNode(NodeId n) {
+  CheckNode(n);
+  batch_->FleetChanged();
+  state_.SetCondition(n, NodeCondition::kNotReady);
+  const std::vector<ContainerId> lost(state_.containers_on(n).begin(),
+                                      state_.containers_on(n).end());
+  for (ContainerId id : lost) End(id, Ending::kLost);
+}
+
+void EngineCore::RecoverNode(NodeId n) {
+  CheckNode(n);
+  batch_->FleetChanged();
+  state_.SetCondition(n, NodeCondition::kReady);
+  dirty = true;
+  unpark_all = true;
+}
+
+void EngineCore::RemoveNode(NodeId n) {
+  CheckNode(n);
+  batch_->FleetChanged();
+  state_.SetCondition(n, NodeCondition::kNotReady);
+  // Lowest priority first, as the kubelet drains.
+  std::vector<ContainerId> residents(state_.containers_on(n).begin(),
+                                     state_.containers_on(n).end());
+  std::stable_sort(residents.begin(), residents.end(), [&](ContainerId a, ContainerId b) {
+    return state_.container(a).priority < state_.container(b).priority;
+  });
+  for (ContainerId id : residents) End(id, Ending::kEvicted, EvictReason::kNodeRemoved);
+  removed_[n] = 1;
+}
+
+void EngineCore::SetNodeLabels(NodeId n, std::map<std::string, std::string> labels) {
+  CheckNode(n);
+  state_.SetLabels(n, std::move(labels));
+  dirty = true;
+  unpark_all = true;
+}
+
+// --- Services.
+
+int32_t EngineCore::CreateService(const Service& service) {
+  for (int32_t s = 0; s < num_services(); ++s) {
+    if (!deleted_[s] && services_[s].name == service.name) {
+      throw std::invalid_argument("service \"" + service.name + "\" exists already");
+    }
+  }
+  const auto s = static_cast<int32_t>(services_.size());
+  services_.push_back(service);
+  service_runs_.emplace_back();
+  deleted_.push_back(0);
+  // The profile-driven parts know every service in advance (its application, curve and rules).
+  SetUpProfiles();
+  return s;
+}
+
+void EngineCore::ScaleService(int32_t s, int replicas) {
+  CheckService(s);
+  if (replicas < 0) {
+    throw std::invalid_argument("service \"" + services_[s].name + "\": replicas " +
+                                std::to_string(replicas) + " is negative");
+  }
+  SetDesired(s, replicas);
+}
+
+void EngineCore::DeleteService(int32_t s) {
+  CheckService(s);
+  SetDesired(s, 0);
+  deleted_[s] = 1;
+}
+
+// --- Jobs.
+
+int32_t EngineCore::SubmitJob(const BatchJob& job, int64_t give_up_at) {
+  const auto j = static_cast<int32_t>(jobs_.size());
+  jobs_.push_back(job);
+  JobRun& run = job_runs_.emplace_back();
+  run.give_up_at = give_up_at;
+  run.pending = job.tasks;
+  run.unplanned = job.tasks;
+  Enqueue(j);
+  return j;
+}
+
+void EngineCore::CancelJob(int32_t j) {
+  CheckJob(j);
+  JobRun& run = job_runs_[j];
+  run.give_up_at = std::min(run.give_up_at, now_);
+  ExpireJob(j);
+  for (ContainerId id = 0; id < state_.id_limit(); ++id) {
+    if (!state_.alive(id)) continue;
+    const Container& c = state_.container(id);
+    if (c.kind == OwnerKind::kTask && c.owner == j) End(id, Ending::kStopped);
+  }
+}
+
+// --- Containers.
+
+void EngineCore::ContainerReady(ContainerId id) {
+  CheckContainer(id);
+  auto move = FindMove(id);
+  if (move == moves_.end() || move->replacement != id) return;
+  const Move m = *move;
+  moves_.erase(move);
+  FinishMove(m);
+}
+
+void EngineCore::ContainerFinished(ContainerId id) {
+  CheckContainer(id);
+  const Container& c = state_.container(id);
+  if (c.kind != OwnerKind::kTask) {
+    throw std::invalid_argument("container " + std::to_string(id) +
+                                " is a service replica: replicas do not finish");
+  }
+  JobRun& run = job_runs_[c.owner];
+  RemoveContainer(id);
+  --run.running;
+  ++run.finished;
+}
+
+void EngineCore::ContainerLost(ContainerId id) {
+  CheckContainer(id);
+  // Another node's news: the staged node's round is over.
+  if (state_.container(id).node != round_node_) round_node_ = -1;
+  End(id, Ending::kLost);
+}
+
+// --- Usage rounds.
+
+void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
+  ++round_;
+  round_node_ = -1;
+  for (const UsageSample& sample : fleet) {
+    CheckContainer(sample.container);
+    Record(sample);
+  }
+  unpark_all = true;
+  dirty = true;
+  if (pressure_) {
+    budget_.resize(service_runs_.size());
+    for (size_t s = 0; s < service_runs_.size(); ++s) {
+      budget_[s] = DisruptionBudget(services_[s].sla,
+                                    static_cast<int>(service_runs_[s].running.size()));
+    }
+  }
+  batch_->BeginUsageRound(*this);
+  for (NodeId n = 0; n < state_.num_nodes(); ++n) {
+    if (!state_.ready(n)) batch_->ObserveServices(*this, n, Usage{});
+  }
+}
+
+void EngineCore::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) {
+  CheckNode(n);
+  round_node_ = -1;
+  node_containers_.clear();
+  for (const UsageSample& sample : samples) {
+    CheckContainer(sample.container);
+    Record(sample);
+    node_containers_.push_back({sample.container, sample.usage});
+  }
+  const double io_throttle = pressure_ ? pressure_->Relieve(*this, n) : 1.0;
+  if (!moves_.empty()) StopLeavingReplicas(n);
+  Usage service_usage{};
+  for (const auto& [id, u] : node_containers_) {
+    if (!state_.alive(id)) continue;
+    const Container& c = state_.container(id);
+    if (c.node != n || c.kind != OwnerKind::kService) continue;
+    for (int d = 0; d < kNumDims; ++d) service_usage[d] += u[d];
+  }
+  SetServiceUsage(n, service_usage);
+  batch_->ObserveServices(*this, n, service_usage);
+  BatchLimits limits = batch_->Limits(*this, n);
+  limits.io_throttle = io_throttle;
+  Throttle(n, limits);
+  if (health_) health_->Stage(*this, n);
+  round_node_ = n;
+}
+
+void EngineCore::EndUsageRound() {
+  round_node_ = -1;
+  if (health_) health_->Act(*this);
+  batch_->EndUsageRound();
+}
+
+// --- Views.
+
+ServiceStatus EngineCore::service_status(int32_t s) const {
+  if (s < 0 || s >= num_services()) {
+    throw std::invalid_argument("no service with id " + std::to_string(s));
+  }
+  const ServiceRun& run = service_runs_[s];
+  return ServiceStatus{.desired = run.desired, .extra = run.extra, .replicas = run.running};
+}
+
+JobStatus EngineCore::job_status(int32_t j) const {
+  CheckJob(j);
+  const JobRun& run = job_runs_[j];
+  return JobStatus{.pending = run.pending,
+                   .running = run.running,
+                   .finished = run.finished,
+                   .failed = run.failed,
+                   .first_started = run.first_started,
+                   .rejected = run.rejected};
+}
+
+// --- Engine: the public face.
+
+Engine::Engine(const Policy& policy, EngineOptions options, std::vector<Node> nodes,
+               std::vector<Service> services)
+    : core_(std::make_unique<EngineCore>(policy, std::move(options), std::move(nodes),
+                                         std::move(services))) {}
+
+Engine::~Engine() = default;
+
+void Engine::AdvanceTo(int64_t now) { core_->AdvanceTo(now); }
+void Engine::Schedule() { core_->Schedule(); }
+NodeId Engine::AddNode(const Node& node) { return core_->AddNode(node); }
+void Engine::FailNode(NodeId n) { core_->FailNode(n); }
+void Engine::RecoverNode(NodeId n) { core_->RecoverNode(n); }
+void Engine::RemoveNode(NodeId n) { core_->RemoveNode(n); }
+void Engine::SetNodeLabels(NodeId n, std::map<std::string, std::string> labels) {
+  core_->SetNodeLabels(n, std::move(labels));
+}
+int32_t Engine::CreateService(const Service& service) { return core_->CreateService(service); }
+void Engine::ScaleService(int32_t service, int replicas) {
+  core_->ScaleService(service, replicas);
+}
+void Engine::DeleteService(int32_t service) { core_->DeleteService(service); }
+int32_t Engine::SubmitJob(const BatchJob& job, int64_t give_up_at) {
+  return core_->SubmitJob(job, give_up_at);
+}
+void Engine::CancelJob(int32_t job) { core_->CancelJob(job); }
+void Engine::ContainerReady(ContainerId id) { core_->ContainerReady(id); }
+void Engine::ContainerFinished(ContainerId id) { core_->ContainerFinished(id); }
+void Engine::ContainerFailed(ContainerId id) { core_->ContainerLost(id); }
+void Engine::ContainerOomKilled(ContainerId id) { core_->ContainerLost(id); }
+void Engine::BeginUsageRound(std::span<const UsageSample> fleet) {
+  core_->BeginUsageRound(fleet);
+}
+void Engine::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) {
+  core_->ObserveNodeUsage(n, samples);
+}
+void Engine::EndUsageRound() { core_->EndUsageRound(); }
+std::span<const Action> Engine::actions() const { return core_->actions(); }
+void Engine::ClearActions() { core_->ClearActions(); }
+const ClusterState& Engine::cluster() const { return core_->state(); }
+int64_t Engine::now() const { return core_->now(); }
+ServiceStatus Engine::service_status(int32_t service) const {
+  return core_->service_status(service);
+}
+JobStatus Engine::job_status(int32_t job) const { return core_->job_status(job); }
+EngineStats Engine::stats() const { return core_->stats(); }
+const Policy& Engine::policy() const { return core_->policy(); }
+
+}  // namespace archimedes

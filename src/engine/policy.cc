@@ -1,0 +1,53 @@
+#include "engine/policy.h"
+
+#include <stdexcept>
+
+#include "engine/policies/policies.h"
+
+namespace archimedes {
+namespace {
+
+struct Registration {
+  Policy (*make)();
+  bool compared;  // in the default comparison (PolicyNames)
+};
+
+// One line per policy.
+constexpr Registration kPolicies[] = {
+    {K8sDefaultPolicy, true},          {K8sBinpackPolicy, true},
+    {ReclaimPolicy, true},             {ArchimedesPolicy, true},
+    {ArchimedesNoHealthPolicy, false}, {ArchimedesGreedyPolicy, false},
+    {ArchimedesNoBorrowPolicy, false},
+};
+
+}  // namespace
+
+std::vector<std::string> PolicyNames() {
+  std::vector<std::string> names;
+  for (const Registration& r : kPolicies) {
+    if (r.compared) names.push_back(r.make().name);
+  }
+  return names;
+}
+
+std::vector<std::string> AllPolicyNames() {
+  std::vector<std::string> names;
+  for (const Registration& r : kPolicies) names.push_back(r.make().name);
+  return names;
+}
+
+bool UsesProfiles(const Policy& policy) {
+  return policy.services(0)->uses_profiles() || policy.batch(0)->uses_profiles();
+}
+
+Policy MakePolicy(std::string_view name) {
+  for (const Registration& r : kPolicies) {
+    if (Policy policy = r.make(); policy.name == name) return policy;
+  }
+  std::string known;
+  for (const std::string& n : AllPolicyNames()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown policy \"" + std::string(name) + "\" (known: " + known +
+                              ")");
+}
+
+}  // namespace archimedes

@@ -1,0 +1,53 @@
+// A policy is a named composition of four strategies (DESIGN §4, §6): where service replicas go,
+// where batch goes, what happens under pressure, what happens on health warnings. It is a recipe:
+// the engine builds fresh strategy objects from it for each run, so running a Policy never changes
+// it and one Policy can drive any number of engines. Every policy lives in its own file under
+// engine/policies/ and is registered by one line in policy.cc.
+#ifndef ARCHIMEDES_ENGINE_POLICY_H_
+#define ARCHIMEDES_ENGINE_POLICY_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/batch_placement.h"
+#include "engine/health_response.h"
+#include "engine/pressure_response.h"
+#include "engine/service_placement.h"
+
+namespace archimedes {
+
+struct Policy {
+  std::string name;
+  std::string description;
+  // The burst buffer: share of each node's capacity kept free of batch for services' peaks.
+  double buffer = 0.10;
+  // Each builds a fresh strategy for one engine, from the engine's seed.
+  std::function<std::unique_ptr<ServicePlacement>(uint64_t seed)> services;
+  std::function<std::unique_ptr<BatchPlacement>(uint64_t seed)> batch;
+  // Null: nothing beyond the kernel's OOM killer.
+  std::function<std::unique_ptr<PressureResponse>()> pressure;
+  // Null: warnings are not acted on.
+  std::function<std::unique_ptr<HealthResponse>()> health;
+};
+
+// The policies of the default comparison (DESIGN §6), in the order reports list them.
+std::vector<std::string> PolicyNames();
+
+// Every registered policy's name: PolicyNames() and the variants that switch one capability of
+// archimedes off, for measuring what it changes.
+std::vector<std::string> AllPolicyNames();
+
+// Throws std::invalid_argument naming the unknown policy and the known ones.
+Policy MakePolicy(std::string_view name);
+
+// Whether the policy's strategies place by profiles: its driver must then give the engine some
+// (EngineOptions::profiles), or they predict every application by its requests.
+bool UsesProfiles(const Policy& policy);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_ENGINE_POLICY_H_

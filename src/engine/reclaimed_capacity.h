@@ -1,0 +1,40 @@
+// Reclaimed capacity (DESIGN §4, docs/batch.md): per node, what batch may use of the capacity
+// services reserve but do not use — capacity × (1 − buffer) − the services' peak usage over the
+// last kPeakWindow usage rounds, in cpu and memory; a GPU a service requests is held by it, used
+// or not, so batch gets only unrequested GPU.
+#ifndef ARCHIMEDES_ENGINE_RECLAIMED_CAPACITY_H_
+#define ARCHIMEDES_ENGINE_RECLAIMED_CAPACITY_H_
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include "model/cluster_state.h"
+#include "model/resources.h"
+
+namespace archimedes {
+
+class ReclaimedCapacity {
+ public:
+  static constexpr int kPeakWindow = 15;
+
+  explicit ReclaimedCapacity(double buffer) : buffer_(buffer) {}
+
+  void Resize(int num_nodes);
+  // The services on node `n` use `service_usage` (cpu, memory, … in canonical units) this round.
+  void Observe(const ClusterState& state, NodeId n, const std::array<float, kNumDims>& usage);
+  // The round is over: the oldest round leaves the window.
+  void Advance() { ring_pos_ = (ring_pos_ + 1) % kPeakWindow; }
+  // Per node, what batch may use now (all zero before a node's first round).
+  std::span<const Resources> allocatable() const { return allocatable_; }
+
+ private:
+  double buffer_;
+  std::vector<Resources> allocatable_;
+  std::vector<std::array<float, 2>> ring_;  // node × kPeakWindow, cpu and memory
+  int ring_pos_ = 0;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_ENGINE_RECLAIMED_CAPACITY_H_
