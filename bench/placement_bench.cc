@@ -27,9 +27,9 @@
 #include <time.h>
 
 #include "sched/archimedes_placement.h"
-#include "sched/peak_refiner.h"
 #include "sched/batch_schedulers.h"
 #include "sched/kubernetes_scheduler.h"
+#include "sched/peak_refiner.h"
 
 namespace archimedes {
 namespace {
@@ -303,9 +303,7 @@ void BM_KubernetesDefaultPlacement(benchmark::State& state) {
     state.ResumeTiming();
     Placed placed = PlaceAll(
         fleet, cluster,
-        [&](const PodRequest& pod) {
-          return scheduler.Schedule(SchedulingContext{cluster}, pod);
-        },
+        [&](const PodRequest& pod) { return scheduler.Schedule(SchedulingContext{cluster}, pod); },
         nullptr);
     ReportDecisions(state, placed);
   }

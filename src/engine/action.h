@@ -31,9 +31,9 @@ enum class ActionKind : uint8_t {
 std::string_view ActionKindName(ActionKind kind);
 
 enum class EvictReason : uint8_t {
-  kPreemption,     // room for a higher-priority replica (kube-scheduler's DefaultPreemption)
-  kYield,          // batch yields to bursting services (memory cannot be throttled)
-  kPressure,       // the node's usage crosses its threshold; the SLA order chose the victims
+  kPreemption,   // room for a higher-priority replica (kube-scheduler's DefaultPreemption)
+  kYield,        // batch yields to bursting services (memory cannot be throttled)
+  kPressure,     // the node's usage crosses its threshold; the SLA order chose the victims
   kNodeRemoved,  // the node leaves the fleet
 };
 std::string_view EvictReasonName(EvictReason reason);
@@ -55,14 +55,14 @@ struct Action {
   int32_t service = -1;       // kBind, kMigrate, kScaleOut
   int32_t job = -1;           // kStartTask, kReportLate, kReject
   bool first_start = false;   // kStartTask: the task's first start (not a restart after eviction)
-  EvictReason reason = EvictReason::kPressure;  // kEvict
+  EvictReason reason = EvictReason::kPressure;         // kEvict
   MigrationTrigger trigger = MigrationTrigger::kNone;  // kMigrate: why the replica moves
-  SlaKey sla;                                   // kEvict by kPressure or kYield
-  int replicas = 0;                             // kScaleOut
-  int tasks = 0;                                // kReportLate
-  int64_t expected_start = -1;                  // kReportLate
-  BatchLimits limits;                           // kThrottle
-  std::string message;                          // kReject
+  SlaKey sla;                                          // kEvict by kPressure or kYield
+  int replicas = 0;                                    // kScaleOut
+  int tasks = 0;                                       // kReportLate
+  int64_t expected_start = -1;                         // kReportLate
+  BatchLimits limits;                                  // kThrottle
+  std::string message;                                 // kReject
 };
 
 }  // namespace archimedes

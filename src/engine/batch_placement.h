@@ -51,7 +51,8 @@ class BatchPlacement {
   virtual void FleetChanged() {}
   virtual void BeginUsageRound(EngineCore& core) {}
   // The services on ready node `n` use `service_usage` now (zero for a node that is not ready).
-  virtual void ObserveServices(EngineCore& core, NodeId n, const std::array<float, kNumDims>& usage) {}
+  virtual void ObserveServices(EngineCore& core, NodeId n,
+                               const std::array<float, kNumDims>& usage) {}
   virtual void EndUsageRound() {}
   // How batch is capped on node `n`, before any yielding.
   virtual BatchLimits Limits(const EngineCore& core, NodeId n) const = 0;

@@ -33,8 +33,7 @@ EngineCore::EngineCore(const Policy& policy, EngineOptions options, std::vector<
   node_service_usage_.assign(num_nodes, Usage{});
   node_service_usage_at_.assign(num_nodes, -1);
   for (NodeId n = 0; n < num_nodes; ++n) {
-    limits_.push_back(
-        BatchLimits{.cpu = static_cast<double>(state_.node(n).capacity.cpu())});
+    limits_.push_back(BatchLimits{.cpu = static_cast<double>(state_.node(n).capacity.cpu())});
   }
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
@@ -151,8 +150,7 @@ ContainerId EngineCore::MoveUnstartedReplica(ContainerId id, NodeId to, std::str
   std::vector<ContainerId>& running = service_runs_[c.owner].running;
   predicted_->RemoveContainer(c);
   const int32_t bind = bind_action_[id];
-  if (bind < 0 || static_cast<size_t>(bind) >= actions_.size() ||
-      actions_[bind].container != id) {
+  if (bind < 0 || static_cast<size_t>(bind) >= actions_.size() || actions_[bind].container != id) {
     throw std::logic_error("only a replica placed in the current cycle may move before it starts");
   }
   state_.Remove(id);
@@ -258,9 +256,8 @@ ContainerId EngineCore::Migrate(ContainerId id, MigrationTrigger trigger) {
       no_room_.push_back(t);
     }
   }
-  std::optional<Migration> m =
-      StartMigration(state_, services_placement_->scheduler(), Context(), id,
-                     ServicePod(old.owner), now_, no_room_);
+  std::optional<Migration> m = StartMigration(state_, services_placement_->scheduler(), Context(),
+                                              id, ServicePod(old.owner), now_, no_room_);
   if (!m) return -1;
   Added(m->replacement);
   if (predicted_) predicted_->AddContainer(state_.container(m->replacement));
@@ -271,9 +268,8 @@ ContainerId EngineCore::Migrate(ContainerId id, MigrationTrigger trigger) {
               .replaced = id,
               .service = old.owner,
               .trigger = trigger});
-  const Move move{.old = id,
-                  .replacement = m->replacement,
-                  .ready_at = now_ + services_[old.owner].startup_s};
+  const Move move{
+      .old = id, .replacement = m->replacement, .ready_at = now_ + services_[old.owner].startup_s};
   // A replacement that is ready at once takes over at once: the old replica does not linger.
   if (move.ready_at <= now_) {
     FinishMove(move);
@@ -287,10 +283,8 @@ void EngineCore::FinishMove(const Move& m) {
   const Container old = state_.container(m.old);
   ServiceRun& run = service_runs_[old.owner];
   *std::find(run.running.begin(), run.running.end(), m.old) = m.replacement;
-  Emit(Action{.kind = ActionKind::kStop,
-              .container = m.old,
-              .node = old.node,
-              .service = old.owner});
+  Emit(Action{
+      .kind = ActionKind::kStop, .container = m.old, .node = old.node, .service = old.owner});
   RemoveContainer(m.old);
   if (run.scaled_for == m.old) EndScaleOut(old.owner);
 }
@@ -360,10 +354,8 @@ void EngineCore::ExpireJob(int32_t j) {
 }
 
 void EngineCore::ReportLate(int32_t j, int tasks, int64_t expected_start) {
-  Emit(Action{.kind = ActionKind::kReportLate,
-              .job = j,
-              .tasks = tasks,
-              .expected_start = expected_start});
+  Emit(Action{
+      .kind = ActionKind::kReportLate, .job = j, .tasks = tasks, .expected_start = expected_start});
 }
 
 void EngineCore::Throttle(NodeId n, const BatchLimits& limits) {

@@ -62,7 +62,8 @@ struct JobRun {
   int unplanned = 0;
   bool reported_late = false;  // the planner found its tolerance can no longer be met
   // Set when no node could take a task of the job; it is tried again only once a node that could
-  // have grown enough frees resources (or at the next usage round, when usage-based filters change).
+  // have grown enough frees resources (or at the next usage round, when usage-based filters
+  // change).
   bool parked = false;
   bool rejected = false;
   int64_t give_up_at = 0;
@@ -194,7 +195,7 @@ class EngineCore {
   void DeleteService(int32_t s);
   int32_t SubmitJob(const BatchJob& job, int64_t give_up_at);
   void CancelJob(int32_t j);
-  void ContainerReady(ContainerId id);
+  void ContainerStarted(ContainerId id);
   void ContainerFinished(ContainerId id);
   void ContainerLost(ContainerId id);
   void BeginUsageRound(std::span<const UsageSample> fleet);
@@ -255,8 +256,8 @@ class EngineCore {
   // its target hot (ServiceUsageNow).
   std::vector<Usage> node_service_usage_;
   std::vector<int64_t> node_service_usage_at_;
-  std::vector<BatchLimits> limits_;  // per node, the last kThrottle
-  std::vector<NodeId> no_room_;      // reused by Migrate
+  std::vector<BatchLimits> limits_;                     // per node, the last kThrottle
+  std::vector<NodeId> no_room_;                         // reused by Migrate
   std::vector<std::pair<ContainerId, Usage>> leaving_;  // reused by StopLeavingReplicas
   std::vector<int32_t> budget_;
   std::vector<Move> moves_;

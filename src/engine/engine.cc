@@ -174,7 +174,7 @@ void EngineCore::CancelJob(int32_t j) {
 
 // --- Containers.
 
-void EngineCore::ContainerReady(ContainerId id) {
+void EngineCore::ContainerStarted(ContainerId id) {
   CheckContainer(id);
   auto move = FindMove(id);
   if (move == moves_.end() || move->replacement != id) return;
@@ -217,8 +217,8 @@ void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
   if (pressure_) {
     budget_.resize(service_runs_.size());
     for (size_t s = 0; s < service_runs_.size(); ++s) {
-      budget_[s] = DisruptionBudget(services_[s].sla,
-                                    static_cast<int>(service_runs_[s].running.size()));
+      budget_[s] =
+          DisruptionBudget(services_[s].sla, static_cast<int>(service_runs_[s].running.size()));
     }
   }
   batch_->BeginUsageRound(*this);
@@ -300,21 +300,17 @@ void Engine::SetNodeLabels(NodeId n, std::map<std::string, std::string> labels) 
   core_->SetNodeLabels(n, std::move(labels));
 }
 int32_t Engine::CreateService(const Service& service) { return core_->CreateService(service); }
-void Engine::ScaleService(int32_t service, int replicas) {
-  core_->ScaleService(service, replicas);
-}
+void Engine::ScaleService(int32_t service, int replicas) { core_->ScaleService(service, replicas); }
 void Engine::DeleteService(int32_t service) { core_->DeleteService(service); }
 int32_t Engine::SubmitJob(const BatchJob& job, int64_t give_up_at) {
   return core_->SubmitJob(job, give_up_at);
 }
 void Engine::CancelJob(int32_t job) { core_->CancelJob(job); }
-void Engine::ContainerReady(ContainerId id) { core_->ContainerReady(id); }
+void Engine::ContainerStarted(ContainerId id) { core_->ContainerStarted(id); }
 void Engine::ContainerFinished(ContainerId id) { core_->ContainerFinished(id); }
 void Engine::ContainerFailed(ContainerId id) { core_->ContainerLost(id); }
 void Engine::ContainerOomKilled(ContainerId id) { core_->ContainerLost(id); }
-void Engine::BeginUsageRound(std::span<const UsageSample> fleet) {
-  core_->BeginUsageRound(fleet);
-}
+void Engine::BeginUsageRound(std::span<const UsageSample> fleet) { core_->BeginUsageRound(fleet); }
 void Engine::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) {
   core_->ObserveNodeUsage(n, samples);
 }

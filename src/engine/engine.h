@@ -89,7 +89,7 @@ struct JobStatus {
   int pending = 0;
   int running = 0;
   int finished = 0;
-  int failed = 0;        // never started before the job's give-up time, or cancelled
+  int failed = 0;         // never started before the job's give-up time, or cancelled
   int first_started = 0;  // tasks that started at least once
   bool rejected = false;
 };
@@ -140,7 +140,7 @@ class Engine {
   void CancelJob(int32_t job);
 
   // Containers, as the world reports them.
-  void ContainerReady(ContainerId id);      // ready to serve: a replacement takes over
+  void ContainerStarted(ContainerId id);    // up and ready: a replacement takes over now
   void ContainerFinished(ContainerId id);   // a task completed its work
   void ContainerFailed(ContainerId id);     // crashed or could not start
   void ContainerOomKilled(ContainerId id);  // killed by the kernel for memory

@@ -89,8 +89,6 @@ class HealthMigration : public HealthResponse {
 
 }  // namespace
 
-std::unique_ptr<HealthResponse> NewHealthMigration() {
-  return std::make_unique<HealthMigration>();
-}
+std::unique_ptr<HealthResponse> NewHealthMigration() { return std::make_unique<HealthMigration>(); }
 
 }  // namespace archimedes

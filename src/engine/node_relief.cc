@@ -16,8 +16,7 @@ void NodeRelief::RelieveAll(EngineCore& core, NodeId n, const SurgeMargin* margi
   Relieve(core, n, true, margin);
 }
 
-void NodeRelief::Relieve(EngineCore& core, NodeId n, bool services_too,
-                         const SurgeMargin* margin) {
+void NodeRelief::Relieve(EngineCore& core, NodeId n, bool services_too, const SurgeMargin* margin) {
   const ClusterState& state = core.state();
   const Node& node = state.node(n);
   const EngineOptions& options = core.options();
@@ -58,9 +57,8 @@ void NodeRelief::Relieve(EngineCore& core, NodeId n, bool services_too,
       surge = margin->Margin(bin, staying_services_, leaving_services_,
                              {service_cpu + leaving_cpu, service_memory + leaving_memory});
     }
-    service_need[Dim::kMemory] =
-        static_cast<int64_t>(std::max(0.0, service_memory + rise[1] + surge[1] -
-                                               options.memory_hot_threshold * memory_capacity));
+    service_need[Dim::kMemory] = static_cast<int64_t>(std::max(
+        0.0, service_memory + rise[1] + surge[1] - options.memory_hot_threshold * memory_capacity));
     service_need[Dim::kCpu] = static_cast<int64_t>(
         std::max(0.0, service_cpu + rise[0] + surge[0] -
                           cpu_threshold * static_cast<double>(node.capacity.cpu())));
@@ -95,8 +93,8 @@ void NodeRelief::Relieve(EngineCore& core, NodeId n, bool services_too,
                                 .candidates = candidates_,
                                 .disruption_budget = core.budgets(),
                                 .services_evictable = services};
-  const EvictionDecision decision = services_too ? evictor_.ChooseVictims(request)
-                                                 : naive_evictor_.ChooseVictims(request);
+  const EvictionDecision decision =
+      services_too ? evictor_.ChooseVictims(request) : naive_evictor_.ChooseVictims(request);
   victims_.assign(decision.victims.begin(), decision.victims.end());
   for (ContainerId id : victims_) {
     const Container c = state.container(id);

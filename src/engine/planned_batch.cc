@@ -238,9 +238,9 @@ class PlannedBatch : public BatchPlacement {
       if (!state.ready(n)) continue;
       for (Dim d : kAllDims) {
         if (ready_capacity[d] <= 0 || (borrowing && d == Dim::kCpu)) continue;
-        serverless_reserve_[n][d] = static_cast<int64_t>(
-            std::ceil(static_cast<double>(peak[d]) * static_cast<double>(state.node(n).capacity[d]) /
-                      static_cast<double>(ready_capacity[d])));
+        serverless_reserve_[n][d] = static_cast<int64_t>(std::ceil(
+            static_cast<double>(peak[d]) * static_cast<double>(state.node(n).capacity[d]) /
+            static_cast<double>(ready_capacity[d])));
       }
     }
   }

@@ -9,7 +9,8 @@ namespace {
 
 class PodBatch : public BatchPlacement {
  public:
-  PodBatch(FitScoring scoring, uint64_t seed) : scheduler_(MakeKubernetesScheduler(scoring, seed)) {}
+  PodBatch(FitScoring scoring, uint64_t seed)
+      : scheduler_(MakeKubernetesScheduler(scoring, seed)) {}
 
   TaskAccounting accounting() const override { return TaskAccounting::kAllocatable; }
   Scheduler& scheduler() override { return scheduler_; }

@@ -14,9 +14,12 @@ struct Registration {
 
 // One line per policy.
 constexpr Registration kPolicies[] = {
-    {K8sDefaultPolicy, true},          {K8sBinpackPolicy, true},
-    {ReclaimPolicy, true},             {ArchimedesPolicy, true},
-    {ArchimedesNoHealthPolicy, false}, {ArchimedesGreedyPolicy, false},
+    {K8sDefaultPolicy, true},
+    {K8sBinpackPolicy, true},
+    {ReclaimPolicy, true},
+    {ArchimedesPolicy, true},
+    {ArchimedesNoHealthPolicy, false},
+    {ArchimedesGreedyPolicy, false},
     {ArchimedesNoBorrowPolicy, false},
 };
 

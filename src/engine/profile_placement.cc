@@ -54,12 +54,11 @@ class ProfilePlacement : public ServicePlacement {
   void EndCycle(EngineCore& core) override {
     constexpr size_t kMinReplicasToRefine = 2;
     if (placed_ids_.size() >= kMinReplicasToRefine) {
-      RefinePeaks(*scheduler_, core.Context(), placed_ids_, placed_pods_,
-                  [&](ContainerId id, NodeId to) {
-                    return core.MoveUnstartedReplica(
-                        id, to,
-                        "as that lowers the sum of the nodes' predicted cpu and memory peaks");
-                  });
+      RefinePeaks(
+          *scheduler_, core.Context(), placed_ids_, placed_pods_, [&](ContainerId id, NodeId to) {
+            return core.MoveUnstartedReplica(
+                id, to, "as that lowers the sum of the nodes' predicted cpu and memory peaks");
+          });
     }
     placed_ids_.clear();
     placed_pods_.clear();

@@ -43,8 +43,8 @@ void PlaceServices(EngineCore& core) {
     const PodRequest pod = core.ServicePod(s);
     while (static_cast<int>(run.running.size()) < run.desired + run.extra) {
       ServiceChoice choice = placement.Choose(core, pod);
-      const bool explain = !core.explained && options.explain_out &&
-                           core.service(s).name == options.explain_service;
+      const bool explain =
+          !core.explained && options.explain_out && core.service(s).name == options.explain_service;
       if (explain) {
         core.explained = true;
         options.explain_out(

@@ -399,8 +399,8 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
   if (batch_usage[0] > cpu_room) {
     if (limits.serverless_first) {
       if (serverless_cpu > cpu_room) serverless_rate = cpu_room / serverless_cpu;
-      offline_rate = std::max(0.0, cpu_room - serverless_cpu * serverless_rate) /
-                     std::max(offline_cpu, 1e-9);
+      offline_rate =
+          std::max(0.0, cpu_room - serverless_cpu * serverless_rate) / std::max(offline_cpu, 1e-9);
       offline_rate = std::min(offline_rate, 1.0);
     } else {
       serverless_rate = offline_rate = cpu_room / batch_usage[0];
@@ -442,8 +442,7 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     std::sort(oom_order_.begin(), oom_order_.end(), [&](ContainerId a, ContainerId b) {
       const Container& ca = state.container(a);
       const Container& cb = state.container(b);
-      return ca.priority != cb.priority ? ca.priority < cb.priority
-                                        : ca.start_time > cb.start_time;
+      return ca.priority != cb.priority ? ca.priority < cb.priority : ca.start_time > cb.start_time;
     });
     double memory = actual[1];
     for (ContainerId id : oom_order_) {

@@ -1,22 +1,18 @@
 // `archimedes profile` on the real usage traces, as a user runs it.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
+#include "support/command.h"
 #include "support/shared_data.h"
 
 namespace archimedes {
 namespace {
 
 std::string ProfileOutput(const std::string& trace) {
-  std::string command = std::string(ARCHIMEDES_BINARY) + " profile --trace " + trace + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  EXPECT_EQ(pclose(pipe), 0) << output;
-  return output;
+  const testing::CommandResult result = testing::RunArchimedes("profile --trace " + trace);
+  EXPECT_EQ(result.status, 0) << result.output;
+  return result.output;
 }
 
 TEST(ProfileCliTest, ProfilesEveryRealTraceWithUsageSeries) {

@@ -8,30 +8,15 @@
 #include <fstream>
 #include <string>
 
+#include "support/command.h"
+
 namespace archimedes {
 namespace {
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
+using testing::CommandResult;
+using testing::TempPath;
 
-CommandResult Archimedes(const std::string& args) {
-  std::string command = std::string(ARCHIMEDES_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), output};
-}
-
-// ctest runs tests in parallel processes sharing one temporary folder: a file is named after its
-// test so that no two tests write the same one.
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/" +
-         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name;
-}
+CommandResult Archimedes(const std::string& args) { return testing::RunArchimedes(args); }
 
 std::string TempFile(const std::string& name, const std::string& content) {
   std::string path = TempPath(name);

@@ -1,5 +1,5 @@
-// LatencyHistogram (engine/latency_histogram.h): percentiles within a bucket's width (±2.3 %) from a
-// microsecond to the seconds a planner call over an overloaded queue can take.
+// LatencyHistogram (engine/latency_histogram.h): percentiles within a bucket's width (±2.3 %) from
+// a microsecond to the seconds a planner call over an overloaded queue can take.
 #include <gtest/gtest.h>
 
 #include "engine/latency_histogram.h"

@@ -4,11 +4,11 @@
 #include <string>
 
 #include "sched/framework.h"
+#include "sched/kubernetes_scheduler.h"
 #include "sched/plugins/max_per_node.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
 #include "sched/plugins/resource_allocation.h"
-#include "sched/kubernetes_scheduler.h"
 
 namespace archimedes {
 namespace {

@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
+#include "sched/kubernetes_scheduler.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
 #include "sched/plugins/resource_allocation.h"
-#include "sched/kubernetes_scheduler.h"
 
 namespace archimedes {
 namespace {
@@ -100,8 +100,7 @@ TEST(MigrationTest, NoCapacityElsewhereChangesNothing) {
   Place(state, 1, ReplicaPod(6000));
   const ContainerId old = Place(state, 0, pod);
   Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
-  EXPECT_FALSE(
-      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0).has_value());
+  EXPECT_FALSE(StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0).has_value());
   EXPECT_EQ(state.num_containers(), 2);
   EXPECT_TRUE(state.alive(old));
   EXPECT_TRUE(state.ready(0));
@@ -116,20 +115,18 @@ TEST(MigrationTest, ExcludedNodesAreNoTargetAndStayReady) {
   const ContainerId old = Place(state, 0, pod);
   Scheduler scheduler = MakeKubernetesScheduler(FitScoring::kLeastAllocated, 1);
   const std::vector<NodeId> excluded = {1};
-  const auto m =
-      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, excluded);
+  const auto m = StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, excluded);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->target, 2);
   EXPECT_TRUE(state.ready(0));
   EXPECT_TRUE(state.ready(1));
   // With every other node excluded there is nowhere to go, and nothing changes.
   const std::vector<NodeId> all_others = {1, 2};
-  EXPECT_FALSE(StartMigration(state, scheduler, SchedulingContext{state}, m->replacement, pod,
-                              0, std::vector<NodeId>{0, 1})
+  EXPECT_FALSE(StartMigration(state, scheduler, SchedulingContext{state}, m->replacement, pod, 0,
+                              std::vector<NodeId>{0, 1})
                    .has_value());
-  EXPECT_FALSE(
-      StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, all_others)
-          .has_value());
+  EXPECT_FALSE(StartMigration(state, scheduler, SchedulingContext{state}, old, pod, 0, all_others)
+                   .has_value());
   EXPECT_EQ(state.num_containers(), 3);
   EXPECT_TRUE(state.ready(1) && state.ready(2));
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "sched/archimedes_placement.h"
+#include "sched/kubernetes_scheduler.h"
 #include "sched/plugins/affinity.h"
 #include "sched/plugins/batch_displacement.h"
 #include "sched/plugins/complementarity.h"
@@ -15,7 +16,6 @@
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_selector.h"
 #include "sched/plugins/time_aware_fit.h"
-#include "sched/kubernetes_scheduler.h"
 #include "sched/predicted_load.h"
 
 namespace archimedes {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/policy.h"
 #include "engine/health_monitor.h"
+#include "engine/policy.h"
 #include "sim/simulator.h"
 #include "sim/usage_model.h"
 

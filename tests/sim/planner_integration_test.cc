@@ -6,8 +6,8 @@
 #include <set>
 #include <utility>
 
-#include "model/curve.h"
 #include "engine/policy.h"
+#include "model/curve.h"
 #include "sim/generator.h"
 #include "sim/simulator.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "profile/profiler.h"
 #include "engine/policy.h"
+#include "profile/profiler.h"
 #include "sim/simulator.h"
 
 namespace archimedes {

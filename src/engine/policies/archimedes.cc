@@ -37,9 +37,8 @@ Policy ArchimedesNoHealthPolicy() {
 }
 
 Policy ArchimedesGreedyPolicy() {
-  return Archimedes("archimedes-greedy",
-                    "archimedes without refining the greedy service placement", false, true,
-                    kServerlessCpuBorrow);
+  return Archimedes("archimedes-greedy", "archimedes without refining the greedy service placement",
+                    false, true, kServerlessCpuBorrow);
 }
 
 Policy ArchimedesNoBorrowPolicy() {

@@ -8,8 +8,9 @@ namespace archimedes {
 Policy ReclaimPolicy() {
   constexpr double kBuffer = 0.10;
   return Policy{.name = "reclaim",
-                .description = "services as k8s-default; batch on reclaimed capacity as soon as "
-                               "it fits, naive batch eviction on pressure",
+                .description =
+                    "services as k8s-default; batch on reclaimed capacity as soon as "
+                    "it fits, naive batch eviction on pressure",
                 .buffer = kBuffer,
                 .services = [](uint64_t seed) { return NewRequestPlacement(false, seed); },
                 .batch = [](uint64_t seed) { return NewReclaimedBatch(kBuffer, seed + 1); },

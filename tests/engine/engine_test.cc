@@ -1,0 +1,376 @@
+// The engine through its one interface: events in, actions out (engine/engine.h).
+#include "engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/policy.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+
+Node MakeNode(const std::string& name, int64_t cpu, int64_t memory) {
+  Node n{.name = name, .capacity = Resources::Of(cpu, memory)};
+  n.allocatable = n.capacity;
+  n.zone = "z";
+  n.pod = "p-" + name;
+  return n;
+}
+
+Service MakeService(const std::string& name, int64_t cpu, int64_t memory) {
+  Service s{.name = name, .requests = Resources::Of(cpu, memory)};
+  s.limits = s.requests;
+  s.startup_s = 0;
+  return s;
+}
+
+BatchJob MakeJob(const std::string& name, int tasks, int64_t cpu, int64_t memory) {
+  return BatchJob{.name = name,
+                  .tasks = tasks,
+                  .task_requests = Resources::Of(cpu, memory),
+                  .duration_estimate_s = 600,
+                  .duration_s = 600,
+                  .delay_tolerance_s = 300};
+}
+
+std::vector<Action> Take(Engine& engine) {
+  std::vector<Action> taken(engine.actions().begin(), engine.actions().end());
+  engine.ClearActions();
+  return taken;
+}
+
+std::vector<Action> OfKind(const std::vector<Action>& actions, ActionKind kind) {
+  std::vector<Action> out;
+  std::copy_if(actions.begin(), actions.end(), std::back_inserter(out),
+               [kind](const Action& a) { return a.kind == kind; });
+  return out;
+}
+
+TEST(EngineTest, BindsTheReplicasOfAScaledServiceAndReportsThem) {
+  Engine engine(MakePolicy("k8s-default"), {},
+                {MakeNode("a", 4000, 8 * kGi), MakeNode("b", 4000, 8 * kGi)},
+                {MakeService("web", 1000, kGi)});
+  engine.ScaleService(0, 3);
+  engine.Schedule();
+  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+  ASSERT_EQ(binds.size(), 3U);
+  const ServiceStatus status = engine.service_status(0);
+  EXPECT_EQ(status.desired, 3);
+  ASSERT_EQ(status.replicas.size(), 3U);
+  for (const Action& a : binds) {
+    EXPECT_EQ(a.service, 0);
+    EXPECT_TRUE(engine.cluster().alive(a.container));
+    EXPECT_EQ(engine.cluster().container(a.container).node, a.node);
+  }
+  // Nothing changed: a cycle decides nothing.
+  engine.Schedule();
+  EXPECT_TRUE(engine.actions().empty());
+  // Scaling down stops the newest replica, as planned: not an eviction.
+  engine.ScaleService(0, 2);
+  const std::vector<Action> stops = Take(engine);
+  ASSERT_EQ(stops.size(), 1U);
+  EXPECT_EQ(stops[0].kind, ActionKind::kStop);
+  EXPECT_EQ(stops[0].container, binds.back().container);
+}
+
+// Kubernetes' NodeAffinity filter: a replica with a nodeSelector lands only on a node with the
+// labels (the GPU trace pins services to a gpu-model this way), under every policy.
+TEST(EngineTest, EveryPolicyHonoursTheNodeSelector) {
+  for (const std::string& name : AllPolicyNames()) {
+    std::vector<Node> nodes;
+    for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
+    nodes[2].labels["gpu-model"] = "A100";
+    Service gpu = MakeService("trainer", 1000, 4 * kGi);
+    gpu.node_selector = {{"gpu-model", "A100"}};
+    Engine engine(MakePolicy(name), {}, nodes, {gpu});
+    engine.ScaleService(0, 3);
+    engine.Schedule();
+    const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+    ASSERT_EQ(binds.size(), 3U) << name;
+    for (const Action& a : binds) EXPECT_EQ(a.node, 2) << name;
+    // Without the label no node is eligible: the fourth replica waits.
+    engine.SetNodeLabels(2, {});
+    engine.ScaleService(0, 4);
+    engine.Schedule();
+    EXPECT_TRUE(OfKind(Take(engine), ActionKind::kBind).empty()) << name;
+    EXPECT_EQ(engine.service_status(0).replicas.size(), 3U) << name;
+  }
+}
+
+// A Policy is a recipe: running it changes nothing in it, and two engines built from one Policy
+// decide alike.
+TEST(EngineTest, OnePolicyDrivesManyEnginesAlike) {
+  const Policy policy = MakePolicy("archimedes");
+  auto run = [&policy] {
+    std::vector<Node> nodes;
+    for (int i = 0; i < 6; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 16 * kGi));
+    Engine engine(policy, {.seed = 7}, nodes,
+                  {MakeService("api", 1500, 2 * kGi), MakeService("db", 2500, 6 * kGi)});
+    engine.ScaleService(0, 5);
+    engine.ScaleService(1, 3);
+    engine.SubmitJob(MakeJob("etl", 8, 1000, kGi), 3600);
+    std::vector<std::pair<ActionKind, NodeId>> decided;
+    for (int64_t t = 0; t < 5; ++t) {
+      engine.AdvanceTo(t);
+      engine.Schedule();
+      for (const Action& a : Take(engine)) decided.emplace_back(a.kind, a.node);
+    }
+    return decided;
+  };
+  const auto first = run();
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(run(), first);
+  EXPECT_EQ(policy.name, "archimedes");
+}
+
+TEST(EngineTest, StartsTasksAndCountsThemThroughTheirLives) {
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)}, {});
+  const int32_t job = engine.SubmitJob(MakeJob("render", 6, 1000, kGi), 1000);
+  engine.Schedule();
+  const std::vector<Action> starts = OfKind(Take(engine), ActionKind::kStartTask);
+  ASSERT_EQ(starts.size(), 4U);  // four cores
+  for (const Action& a : starts) {
+    EXPECT_EQ(a.job, job);
+    EXPECT_TRUE(a.first_start);
+  }
+  JobStatus status = engine.job_status(job);
+  EXPECT_EQ(status.running, 4);
+  EXPECT_EQ(status.pending, 2);
+  engine.AdvanceTo(600);
+  engine.ContainerFinished(starts[0].container);
+  engine.ContainerFailed(starts[1].container);  // a crash: the task goes back to the queue
+  engine.Schedule();
+  const std::vector<Action> more = OfKind(Take(engine), ActionKind::kStartTask);
+  ASSERT_EQ(more.size(), 2U);
+  EXPECT_TRUE(more[0].first_start);
+  EXPECT_TRUE(more[1].first_start);
+  status = engine.job_status(job);
+  EXPECT_EQ(status.finished, 1);
+  EXPECT_EQ(status.running, 4);
+  EXPECT_EQ(status.pending, 1);
+  EXPECT_EQ(status.first_started, 6);
+  // Cancelled: what has not started fails, what runs stops.
+  engine.AdvanceTo(700);
+  engine.CancelJob(job);
+  status = engine.job_status(job);
+  EXPECT_EQ(status.pending + status.running, 0);
+  EXPECT_EQ(status.failed, 5);
+  EXPECT_EQ(OfKind(Take(engine), ActionKind::kStop).size(), 4U);
+}
+
+TEST(EngineTest, AFailedNodesReplicasArePlacedElsewhere) {
+  Engine engine(MakePolicy("k8s-default"), {},
+                {MakeNode("a", 4000, 8 * kGi), MakeNode("b", 4000, 8 * kGi)},
+                {MakeService("web", 1000, kGi)});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  Take(engine);
+  const NodeId failed = engine.cluster().container(engine.service_status(0).replicas[0]).node;
+  engine.AdvanceTo(10);
+  engine.FailNode(failed);
+  EXPECT_TRUE(engine.actions().empty());  // the world lost them: nothing to carry out
+  engine.Schedule();
+  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+  EXPECT_FALSE(binds.empty());
+  for (const Action& a : binds) EXPECT_NE(a.node, failed);
+  EXPECT_EQ(engine.service_status(0).replicas.size(), 2U);
+  engine.RecoverNode(failed);
+  EXPECT_TRUE(engine.cluster().ready(failed));
+}
+
+TEST(EngineTest, AHigherPriorityReplicaPreemptsALowerOne) {
+  Service low = MakeService("batchy", 3000, kGi);
+  low.priority = 0;
+  Service high = MakeService("critical", 3000, kGi);
+  high.priority = 100;
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)}, {low, high});
+  engine.ScaleService(0, 1);
+  engine.Schedule();
+  const ContainerId victim = OfKind(Take(engine), ActionKind::kBind).at(0).container;
+  engine.AdvanceTo(1);
+  engine.ScaleService(1, 1);
+  engine.Schedule();
+  const std::vector<Action> actions = Take(engine);
+  const std::vector<Action> evictions = OfKind(actions, ActionKind::kEvict);
+  ASSERT_EQ(evictions.size(), 1U);
+  EXPECT_EQ(evictions[0].container, victim);
+  EXPECT_EQ(evictions[0].reason, EvictReason::kPreemption);
+  ASSERT_EQ(OfKind(actions, ActionKind::kBind).size(), 1U);
+  EXPECT_EQ(OfKind(actions, ActionKind::kBind)[0].service, 1);
+}
+
+TEST(EngineTest, RemovingANodeEvictsItsContainersWhichGoElsewhere) {
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)},
+                {MakeService("web", 1000, kGi)});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  Take(engine);
+  const NodeId b = engine.AddNode(MakeNode("b", 4000, 8 * kGi));
+  engine.RemoveNode(0);
+  const std::vector<Action> evictions = OfKind(Take(engine), ActionKind::kEvict);
+  ASSERT_EQ(evictions.size(), 2U);
+  for (const Action& a : evictions) EXPECT_EQ(a.reason, EvictReason::kNodeRemoved);
+  engine.Schedule();
+  for (const Action& a : OfKind(Take(engine), ActionKind::kBind)) EXPECT_EQ(a.node, b);
+  EXPECT_THROW(engine.RecoverNode(0), std::invalid_argument);
+}
+
+// Under a reclaiming policy the node caps batch at the burst buffer: the engine says so once, and
+// again only when the cap changes.
+TEST(EngineTest, ThrottlesBatchAtTheBufferOnceObserved) {
+  Engine engine(MakePolicy("reclaim"), {}, {MakeNode("a", 10000, 8 * kGi)}, {});
+  engine.BeginUsageRound({});
+  engine.ObserveNodeUsage(0, {});
+  engine.EndUsageRound();
+  const std::vector<Action> throttles = OfKind(Take(engine), ActionKind::kThrottle);
+  ASSERT_EQ(throttles.size(), 1U);
+  EXPECT_DOUBLE_EQ(throttles[0].limits.cpu, 9000);
+  EXPECT_EQ(throttles[0].limits.io_throttle, 1);
+  engine.AdvanceTo(60);
+  engine.BeginUsageRound({});
+  engine.ObserveNodeUsage(0, {});
+  engine.EndUsageRound();
+  EXPECT_TRUE(Take(engine).empty());
+}
+
+// A service alone over the CPU threshold is relieved make-before-break: the replacement starts
+// elsewhere, and the old replica (not yet serving: still starting) stops once the replacement is
+// up.
+TEST(EngineTest, MovesAReplicaOffAnOverloadedNodeMakeBeforeBreak) {
+  Service web = MakeService("web", 1000, kGi);
+  web.startup_s = 900;
+  web.replicas = 2;
+  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+  ASSERT_EQ(binds.size(), 2U);
+  const NodeId b = engine.AddNode(MakeNode("b", 8000, 16 * kGi));
+  engine.AdvanceTo(600);
+  // Both replicas use 3.8 cores: node a runs at 95 %, over the 90 % threshold.
+  std::vector<UsageSample> samples;
+  for (const Action& bind : binds) {
+    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
+  }
+  engine.BeginUsageRound(samples);
+  engine.ObserveNodeUsage(0, samples);
+  const std::vector<Action> moves = OfKind(Take(engine), ActionKind::kMigrate);
+  ASSERT_EQ(moves.size(), 1U);
+  EXPECT_EQ(moves[0].node, b);
+  EXPECT_EQ(moves[0].trigger, MigrationTrigger::kOverloadBeyondBatch);
+  const ContainerId old = moves[0].replaced;
+  engine.ObserveNodeUsage(b, {});
+  engine.EndUsageRound();
+  Take(engine);
+  // The old replica serves until the replacement reports it is up.
+  EXPECT_TRUE(engine.cluster().alive(old));
+  EXPECT_EQ(engine.cluster().container(old).node, 0);
+  engine.AdvanceTo(610);
+  engine.ContainerStarted(moves[0].container);
+  const std::vector<Action> stops = OfKind(Take(engine), ActionKind::kStop);
+  ASSERT_EQ(stops.size(), 1U);
+  EXPECT_EQ(stops[0].container, old);
+  EXPECT_FALSE(engine.cluster().alive(old));
+  EXPECT_EQ(engine.service_status(0).replicas.size(), 2U);
+}
+
+// Without a report, a replacement is taken as ready once its service's start-up time has passed.
+TEST(EngineTest, AMoveFinishesAfterTheStartUpTimeWithoutAReport) {
+  Service web = MakeService("web", 1000, kGi);
+  web.startup_s = 900;
+  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+  engine.AddNode(MakeNode("b", 8000, 16 * kGi));
+  engine.AdvanceTo(600);
+  std::vector<UsageSample> samples;
+  for (const Action& bind : binds) {
+    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
+  }
+  engine.BeginUsageRound(samples);
+  engine.ObserveNodeUsage(0, samples);
+  engine.EndUsageRound();
+  ASSERT_EQ(OfKind(Take(engine), ActionKind::kMigrate).size(), 1U);
+  engine.AdvanceTo(1499);
+  EXPECT_TRUE(engine.actions().empty());
+  engine.AdvanceTo(1500);
+  EXPECT_EQ(OfKind(Take(engine), ActionKind::kStop).size(), 1U);
+}
+
+// A replica that serves from a node over its threshold serves nobody while it waits for its
+// replacement: once the service can spare it, it stops at once.
+TEST(EngineTest, AServingMoverOnAHotNodeStopsAtOnce) {
+  Service web = MakeService("web", 1000, kGi);
+  web.startup_s = 90;
+  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
+  engine.AddNode(MakeNode("b", 8000, 16 * kGi));
+  engine.AdvanceTo(600);
+  std::vector<UsageSample> samples;
+  for (const Action& bind : binds) {
+    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
+  }
+  engine.BeginUsageRound(samples);
+  engine.ObserveNodeUsage(0, samples);
+  const std::vector<Action> actions = Take(engine);
+  const std::vector<Action> moves = OfKind(actions, ActionKind::kMigrate);
+  ASSERT_EQ(moves.size(), 1U);
+  const std::vector<Action> stops = OfKind(actions, ActionKind::kStop);
+  ASSERT_EQ(stops.size(), 1U);
+  EXPECT_EQ(stops[0].container, moves[0].replaced);
+}
+
+TEST(EngineTest, BadEventsNameTheirInputAndChangeNothing) {
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)},
+                {MakeService("web", 1000, kGi)});
+  engine.AdvanceTo(100);
+  EXPECT_THROW(engine.AdvanceTo(99), std::invalid_argument);
+  EXPECT_THROW(engine.FailNode(3), std::invalid_argument);
+  EXPECT_THROW(engine.ScaleService(1, 1), std::invalid_argument);
+  EXPECT_THROW(engine.ScaleService(0, -1), std::invalid_argument);
+  EXPECT_THROW(engine.ContainerFinished(0), std::invalid_argument);
+  EXPECT_THROW(engine.CreateService(MakeService("web", 1, 1)), std::invalid_argument);
+  try {
+    engine.FailNode(7);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("7"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(engine.now(), 100);
+  EXPECT_TRUE(engine.cluster().ready(0));
+  EXPECT_TRUE(engine.actions().empty());
+}
+
+TEST(EngineTest, AServiceCreatedLaterIsPlacedByProfilesToo) {
+  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {});
+  const int32_t s = engine.CreateService(MakeService("late", 1000, kGi));
+  engine.ScaleService(s, 2);
+  engine.Schedule();
+  EXPECT_EQ(OfKind(Take(engine), ActionKind::kBind).size(), 2U);
+}
+
+TEST(PolicyTest, UnknownPolicyNamesTheKnownOnes) {
+  try {
+    MakePolicy("k8s-fancy");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    for (const std::string& name : AllPolicyNames()) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(PolicyNames(),
+            (std::vector<std::string>{"k8s-default", "k8s-binpack", "reclaim", "archimedes"}));
+}
+
+}  // namespace
+}  // namespace archimedes
