@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "profile/profile.h"
 #include "engine/policy.h"
+#include "profile/profile.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
@@ -20,6 +20,7 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
+#include "trace/native_format.h"
 
 namespace archimedes::cli {
 namespace {
@@ -96,6 +97,25 @@ int Run(const SimulateArgs& args) {
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
   described["rejected_jobs"] = rejected_jobs;
 
+  if (!args.explain_service.empty()) {
+    bool known = false;
+    for (const Service& s : scenario.workload.services) known |= s.name == args.explain_service;
+    if (!known) {
+      throw std::invalid_argument("--explain: the scenario has no service \"" +
+                                  args.explain_service + "\"");
+    }
+  }
+  if (scenario.duration_s <= args.warmup_s) {
+    // An empty measurement is no result: say so rather than print zeros as figures.
+    throw std::invalid_argument(
+        "the scenario lasts " + FormatDuration(scenario.duration_s) +
+        ", no longer than the warm-up of " + FormatDuration(args.warmup_s) +
+        ": nothing would be measured. Give a shorter --warmup (seconds), or a longer scenario" +
+        (args.scenario.empty() || args.scenario == "real"
+             ? std::string(" (--days)")
+             : std::string(" (a scenario file sets its own \"duration\"; --days does not apply)")));
+  }
+
   const bool tty = isatty(STDERR_FILENO) != 0;
   std::unique_ptr<UsageHistoryWriter> recorder;
   if (!args.record_usage_path.empty()) {
@@ -106,14 +126,6 @@ int Run(const SimulateArgs& args) {
   // Every policy's placement is judged by the profiles archimedes places by (sim/peak_load.h):
   // --profiles, or those it would learn from the warm-up day, learned here once for all runs.
   if (!profiles) profiles = LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed);
-  if (!args.explain_service.empty()) {
-    bool known = false;
-    for (const Service& s : scenario.workload.services) known |= s.name == args.explain_service;
-    if (!known) {
-      throw std::invalid_argument("--explain: the scenario has no service \"" +
-                                  args.explain_service + "\"");
-    }
-  }
   std::vector<PolicyResult> results;
   std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
   for (const std::string& name : policies) {

@@ -46,6 +46,9 @@ class BatchPlacement {
                                std::span<const ContainerId> started) {}
   // A task of `job` starts on (+1) or leaves (−1) node `n`.
   virtual void CountTask(const BatchJob& job, NodeId n, int sign) {}
+  // Task `c` of `job` has ended (finished, evicted, lost or stopped), at the engine's time; not
+  // called for the starts a gang takes back.
+  virtual void TaskEnded(const BatchJob& job, const Container& c) {}
   virtual void NodeAdded(NodeId n) {}
   // The fleet changed (a node added, failed or recovered).
   virtual void FleetChanged() {}

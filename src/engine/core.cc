@@ -135,7 +135,7 @@ void EngineCore::UndoStarts(int32_t j, std::span<const ContainerId> started,
                             int first_started_before) {
   JobRun& run = job_runs_[j];
   for (ContainerId id : started) {
-    RemoveContainer(id);
+    RemoveContainer(id, /*taken_back=*/true);
     --run.running;
     ++run.pending;
   }
@@ -172,11 +172,14 @@ ContainerId EngineCore::MoveUnstartedReplica(ContainerId id, NodeId to, std::str
   return moved;
 }
 
-void EngineCore::RemoveContainer(ContainerId id) {
+void EngineCore::RemoveContainer(ContainerId id, bool taken_back) {
   const Container& c = state_.container(id);
   const NodeId n = c.node;
   if (predicted_ && c.kind == OwnerKind::kService) predicted_->RemoveContainer(c);
-  if (c.kind == OwnerKind::kTask) batch_->CountTask(jobs_[c.owner], n, -1);
+  if (c.kind == OwnerKind::kTask) {
+    batch_->CountTask(jobs_[c.owner], n, -1);
+    if (!taken_back) batch_->TaskEnded(jobs_[c.owner], c);
+  }
   if (health_ && n == round_node_) health_->Removed(id);
   state_.Remove(id);
   dirty = true;

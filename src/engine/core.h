@@ -211,7 +211,8 @@ class EngineCore {
  private:
   // Per-container records follow a new container (ids are reused).
   void Added(ContainerId id);
-  void RemoveContainer(ContainerId id);
+  // `taken_back`: a start withdrawn in the call that made it (a gang that cannot start whole).
+  void RemoveContainer(ContainerId id, bool taken_back = false);
   void EndScaleOut(int32_t s);
   void StopLeavingReplicas(NodeId n);
   void Record(const UsageSample& sample);

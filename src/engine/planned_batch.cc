@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -84,6 +86,8 @@ class PlannedBatch : public BatchPlacement {
   // not started move as reality diverges from the prediction); in between, only the tasks the plan
   // does not hold yet are added to it. The tasks planned to start now start now.
   void Plan(EngineCore& core) override {
+    capacity_.EstimateUnobserved(core.state());
+    ReportPassedDeadlines(core);
     const bool full = Due(core);
     CollectPending(core, full);
     if (!full && pending_.empty()) return;
@@ -99,7 +103,8 @@ class PlannedBatch : public BatchPlacement {
     StartPlanned(core);
     // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
     // still be on time in the next re-plan, which plans every pending job by deadline: only a full
-    // re-plan reports lateness.
+    // re-plan reports lateness ahead of time. A job whose deadline passes unstarted in between is
+    // reported then (ReportPassedDeadlines), before any of its tasks starts late.
     if (full) ReportLate(core);
   }
 
@@ -126,6 +131,14 @@ class PlannedBatch : public BatchPlacement {
     }
     offline_cpu_[n] += sign * job.task_requests.cpu();
     borrowable_cpu_[n] = static_cast<int64_t>(static_cast<double>(offline_cpu_[n]) * borrow_);
+  }
+
+  // Its room is free for the rest of its estimated run: a task that ends early does not hold it
+  // until the next re-plan.
+  void TaskEnded(const BatchJob& job, const Container& c) override {
+    planner_->RemoveRunning(RunningTask{.node = c.node,
+                                        .requests = c.requests,
+                                        .end_time = c.start_time + job.duration_estimate_s});
   }
 
   void BeginUsageRound(EngineCore& core) override { SampleServerlessDemand(core); }
@@ -155,6 +168,7 @@ class PlannedBatch : public BatchPlacement {
     for (const auto& [priority, queue] : core.job_queue()) {
       for (int32_t j : queue) {
         JobRun& run = core.job_run(j);
+        Watch(core, j);
         core.ExpireJob(j);
         const int tasks = full ? run.pending : std::min(run.unplanned, run.pending);
         run.unplanned = 0;
@@ -262,18 +276,53 @@ class PlannedBatch : public BatchPlacement {
   void ReportLate(EngineCore& core) {
     const std::span<const int32_t> late = planner_->late_jobs();
     if (late.empty()) return;
-    expected_start_.assign(pending_.size(), -1);
-    for (const TaskPlacement& p : planner_->placements()) {
-      int64_t& first = expected_start_[p.job];
-      if (p.late && (first < 0 || p.start_time < first)) first = p.start_time;
-    }
+    const std::span<const int64_t> expected = ExpectedStarts();
     for (int32_t p : late) {
       const int32_t j = pending_owner_[p];
       JobRun& run = core.job_run(j);
       if (run.reported_late) continue;
       run.reported_late = true;
       const JobOutcome& outcome = planner_->outcomes()[p];
-      core.ReportLate(j, outcome.late + outcome.unplaced, expected_start_[p]);
+      core.ReportLate(j, outcome.late + outcome.unplaced, expected[p]);
+    }
+  }
+
+  // Per job of the last planner call, the earliest start the plan gives it (-1: none).
+  std::span<const int64_t> ExpectedStarts() {
+    expected_start_.assign(pending_owner_.size(), -1);
+    for (const TaskPlacement& p : planner_->placements()) {
+      int64_t& first = expected_start_[p.job];
+      if (first < 0 || p.start_time < first) first = p.start_time;
+    }
+    return expected_start_;
+  }
+
+  // Every job the planner sees is watched for its deadline (submit + tolerance), once.
+  void Watch(const EngineCore& core, int32_t j) {
+    if (static_cast<size_t>(j) >= watched_.size()) watched_.resize(j + 1);
+    if (watched_[j]) return;
+    watched_[j] = 1;
+    const BatchJob& job = core.job(j);
+    deadlines_.emplace(job.submit_time + job.delay_tolerance_s, j);
+  }
+
+  // A job whose deadline has passed with tasks not started is late whatever a plan says: it is
+  // reported before any of them starts.
+  void ReportPassedDeadlines(EngineCore& core) {
+    bool expected_known = false;
+    while (!deadlines_.empty() && deadlines_.top().first < core.now()) {
+      const int32_t j = deadlines_.top().second;
+      deadlines_.pop();
+      JobRun& run = core.job_run(j);
+      if (run.reported_late || run.pending == 0) continue;
+      run.reported_late = true;
+      if (!expected_known) {
+        ExpectedStarts();
+        expected_known = true;
+      }
+      const auto p = std::find(pending_owner_.begin(), pending_owner_.end(), j);
+      core.ReportLate(j, run.pending,
+                      p == pending_owner_.end() ? -1 : expected_start_[p - pending_owner_.begin()]);
     }
   }
 
@@ -289,8 +338,13 @@ class PlannedBatch : public BatchPlacement {
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage this round
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> pending_;
-  std::vector<int32_t> pending_owner_;  // job of each pending_ entry
-  std::vector<int64_t> expected_start_;
+  std::vector<int32_t> pending_owner_;   // job of each pending_ entry
+  std::vector<int64_t> expected_start_;  // per job of the last planner call
+  // (deadline, job) of the jobs watched (Watch), earliest first.
+  std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>,
+                      std::greater<>>
+      deadlines_;
+  std::vector<uint8_t> watched_;  // per job
   Resources serverless_running_;
   Resources serverless_peak_;  // of serverless_running_ since the last sample
   std::deque<std::pair<int64_t, Resources>> serverless_demand_;  // (round, peak in it)

@@ -19,6 +19,8 @@ class ReclaimedBatch : public BatchPlacement {
   void Start(EngineCore& core) override { capacity_.Resize(core.state().num_nodes()); }
   void NodeAdded(NodeId n) override { capacity_.Resize(n + 1); }
 
+  void Plan(EngineCore& core) override { capacity_.EstimateUnobserved(core.state()); }
+
   void FillContext(SchedulingContext& ctx) const override {
     ctx.batch_allocatable = capacity_.allocatable();
   }

@@ -154,6 +154,19 @@ void BatchPlanner::AddRunning(const RunningTask& task) {
   if (end > 0) RefreshEnvelope(task.node, 0, end);
 }
 
+void BatchPlanner::RemoveRunning(const RunningTask& t) {
+  if (t.node < 0 || t.node >= nodes_ || bins_ == 0) return;
+  const int end = static_cast<int>(
+      std::clamp<int64_t>(CeilDiv(t.end_time - origin_, options_.bin_seconds), 1, bins_));
+  for (int a = 0; a < dims_; ++a) {
+    const int64_t amount = t.requests[options_.dims[a]];
+    if (amount == 0) continue;
+    int64_t* row = &free_[(static_cast<size_t>(t.node) * dims_ + a) * bins_];
+    for (int b = 0; b < end; ++b) row[b] += amount;
+  }
+  RefreshEnvelope(t.node, 0, end);
+}
+
 void BatchPlanner::RefreshEnvelope(NodeId n, int begin, int end) {
   for (int a = 0; a < dims_; ++a) {
     const size_t row = static_cast<size_t>(n) * dims_ + a;

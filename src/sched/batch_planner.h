@@ -145,6 +145,10 @@ class BatchPlanner {
   // Counts a task started outside the plan (by a greedy path) as running load, as Replan would,
   // so that PlanAdditional does not hand its room to another. A node outside the plan is ignored.
   void AddRunning(const RunningTask& task);
+  // A started task (counted by Replan, AddRunning, or planned and started now) has ended: its
+  // room is free again at once, not only from the next Replan. `task` as it was counted: its end
+  // time is its start plus its duration estimate.
+  void RemoveRunning(const RunningTask& task);
 
   // Every placement of the last call, in planning order.
   std::span<const TaskPlacement> placements() const { return placements_; }

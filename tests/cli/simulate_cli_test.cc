@@ -175,5 +175,23 @@ TEST(SimulateCliTest, RunsANativeScenarioFileWithExtraJobs) {
             std::string::npos);
 }
 
+// A scenario no longer than the warm-up would measure nothing; an empty measurement is refused,
+// not printed as figures (issue 15: a 900-s file printed wait 0 s and SLA jobs 100 %).
+TEST(SimulateCliTest, RefusesAScenarioNoLongerThanItsWarmUp) {
+  const std::string scenario = TempFile("short.json", R"({"duration": "15m",
+    "nodes": [{"name": "a", "capacity": {"cpu": "8", "memory": "16Gi"}}],
+    "jobs": [{"name": "j", "submit": "10s", "tasks": 2, "requests": {"cpu": "1", "memory": "1Gi"},
+              "duration_estimate": "60s", "delay_tolerance": "30s"}]})");
+  const CommandResult refused = Archimedes("simulate --days 3 --scenario " + scenario);
+  EXPECT_NE(refused.status, 0) << refused.output;
+  EXPECT_NE(refused.output.find("the scenario lasts 15m, no longer than the warm-up of 1d"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("--days does not apply"), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.output.find("allocation cpu"), std::string::npos) << refused.output;
+  const CommandResult measured = Archimedes("simulate --warmup 0 --scenario " + scenario);
+  EXPECT_EQ(measured.status, 0) << measured.output;
+}
+
 }  // namespace
 }  // namespace archimedes
