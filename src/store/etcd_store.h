@@ -39,7 +39,6 @@ class EtcdStore : public KvStore {
   EtcdStore(const EtcdStore&) = delete;
   EtcdStore& operator=(const EtcdStore&) = delete;
 
-  const std::string& endpoint() const { return endpoint_; }
   // The endpoint.
   const std::string& name() const override { return endpoint_; }
 
