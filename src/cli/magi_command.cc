@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "magi/member.h"
+#include "magi/network_observer.h"
 #include "magi/probe.h"
 #include "store/etcd_store.h"
 
@@ -113,12 +114,12 @@ void RunMember(const MagiOptions& o) {
   config.policy.failures_to_suspect = o.failures;
   config.policy.heartbeat_grace = o.heartbeat_grace;
   config.probe_interval = std::chrono::milliseconds(o.probe_interval_ms);
-  config.probe_timeout = std::chrono::milliseconds(o.probe_timeout_ms);
   config.lease_ttl = o.lease_ttl;
   config.key_prefix = o.key_prefix;
-  config.blocked_file = o.blocked_file;
   EtcdStore store(o.store, std::chrono::milliseconds(std::max<int64_t>(o.probe_timeout_ms, 1000)));
-  magi::MagiMember member(std::move(config), store, std::cout);
+  magi::NetworkObserver observer(store, o.key_prefix, std::chrono::milliseconds(o.probe_timeout_ms),
+                                 o.blocked_file);
+  magi::MagiMember member(std::move(config), store, observer, std::cout);
   member.Run(std::chrono::milliseconds(static_cast<int64_t>(o.duration * 1000)), g_stop);
 }
 

@@ -1,11 +1,11 @@
 #include "magi/member.h"
 
+#include <algorithm>
 #include <ctime>
-#include <fstream>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace archimedes::magi {
 namespace {
@@ -14,38 +14,14 @@ using nlohmann::json;
 
 constexpr ProposalKind kKinds[] = {ProposalKind::kNodeOffline, ProposalKind::kMigrate};
 
-std::set<std::string> ReadBlockedNodes(const std::string& path) {
-  std::set<std::string> blocked;
-  if (path.empty()) return blocked;
-  std::ifstream in(path);  // an absent file blocks nothing
-  for (std::string line; std::getline(in, line);) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-    if (!line.empty()) blocked.insert(line);
-  }
-  return blocked;
+std::string Suffix(ProposalKind kind, const std::string& node) {
+  return std::string(ProposalKindName(kind)) + "/" + node;
 }
 
-json DecisionRecord(const Decision& d, int recorded_by) {
-  json votes = json::array();
-  for (const CountedVote& v : d.votes) {
-    json jv = {{"member", v.member}, {"pod", v.pod},         {"verdict", VerdictName(v.verdict)},
-               {"reason", v.reason}, {"cast_at", v.cast_at}, {"counted", v.counted}};
-    if (!v.counted) jv["ignored_because"] = v.ignored_because;
-    votes.push_back(std::move(jv));
-  }
-  return {{"kind", ProposalKindName(d.proposal.kind)},
-          {"node", d.proposal.node},
-          {"outcome", OutcomeName(d.outcome)},
-          {"opened_at", d.proposal.opened_at},
-          {"opened_by", d.proposal.opened_by},
-          {"decided_at", d.decided_at},
-          {"recorded_by", recorded_by},
-          {"yes", d.yes},
-          {"no", d.no},
-          {"abstain", d.abstain},
-          {"yes_pods", d.yes_pods},
-          {"explanation", d.explanation},
-          {"votes", std::move(votes)}};
+int64_t WallSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -86,16 +62,89 @@ void ValidateConfig(const MemberConfig& config) {
                                 " is not in the membership");
   }
   if (config.nodes.empty()) throw std::invalid_argument("no nodes to watch");
-  if (config.probe_interval.count() <= 0 || config.probe_timeout.count() <= 0) {
-    throw std::invalid_argument("probe interval and timeout must be positive");
+  if (config.probe_interval.count() <= 0) {
+    throw std::invalid_argument("probe interval must be positive");
   }
   if (config.lease_ttl <= 0) throw std::invalid_argument("lease TTL must be positive");
 }
 
-MagiMember::MagiMember(MemberConfig config, EtcdStore& store, std::ostream& log)
-    : config_(std::move(config)), store_(store), log_(log) {
+std::string DecisionRecord(const Decision& d, int recorded_by) {
+  json votes = json::array();
+  for (const CountedVote& v : d.votes) {
+    json jv = {{"member", v.member}, {"pod", v.pod},         {"verdict", VerdictName(v.verdict)},
+               {"reason", v.reason}, {"cast_at", v.cast_at}, {"counted", v.counted}};
+    if (!v.counted) jv["ignored_because"] = v.ignored_because;
+    votes.push_back(std::move(jv));
+  }
+  return json{{"kind", ProposalKindName(d.proposal.kind)},
+              {"node", d.proposal.node},
+              {"outcome", OutcomeName(d.outcome)},
+              {"opened_at", d.proposal.opened_at},
+              {"opened_by", d.proposal.opened_by},
+              {"decided_at", d.decided_at},
+              {"recorded_by", recorded_by},
+              {"yes", d.yes},
+              {"no", d.no},
+              {"abstain", d.abstain},
+              {"yes_pods", d.yes_pods},
+              {"explanation", d.explanation},
+              {"votes", std::move(votes)}}
+      .dump();
+}
+
+Decision ParseDecisionRecord(const std::string& record) {
+  const json j = json::parse(record, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw std::invalid_argument("decision record is not a JSON object");
+  }
+  try {
+    Decision d;
+    const std::optional<ProposalKind> kind = ParseProposalKind(j.at("kind").get<std::string>());
+    if (!kind) throw std::invalid_argument("decision record: unknown kind");
+    d.proposal = {*kind, j.at("node").get<std::string>(), j.at("opened_at").get<int64_t>(),
+                  j.at("opened_by").get<int>()};
+    const std::string outcome = j.at("outcome").get<std::string>();
+    for (Outcome o : {Outcome::kPending, Outcome::kPassed, Outcome::kRejected, Outcome::kExpired}) {
+      if (OutcomeName(o) == outcome) d.outcome = o;
+    }
+    if (OutcomeName(d.outcome) != outcome) {
+      throw std::invalid_argument("decision record: unknown outcome \"" + outcome + "\"");
+    }
+    d.decided_at = j.at("decided_at").get<int64_t>();
+    d.yes = j.at("yes").get<int>();
+    d.no = j.at("no").get<int>();
+    d.abstain = j.at("abstain").get<int>();
+    d.yes_pods = j.at("yes_pods").get<std::vector<std::string>>();
+    d.explanation = j.at("explanation").get<std::string>();
+    for (const json& v : j.at("votes")) {
+      const std::optional<Verdict> verdict = ParseVerdict(v.at("verdict").get<std::string>());
+      if (!verdict) throw std::invalid_argument("decision record: unknown verdict");
+      d.votes.push_back({v.at("member").get<int>(), v.at("pod").get<std::string>(), *verdict,
+                         v.at("reason").get<std::string>(), v.at("cast_at").get<int64_t>(),
+                         v.at("counted").get<bool>(), v.value("ignored_because", "")});
+    }
+    return d;
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("decision record: ") + e.what());
+  }
+}
+
+MagiMember::MagiMember(MemberConfig config, KvStore& store, NodeObserver& observer,
+                       std::ostream& log)
+    : config_(std::move(config)), store_(store), observer_(observer), log_(log) {
   ValidateConfig(config_);
-  for (const NodeTarget& n : config_.nodes) evidence_[n.name].node = n.name;
+  own_key_ = Key("members/" + std::to_string(config_.id));
+  for (const Member& m : config_.members) {
+    if (m.id != config_.id) peer_keys_.insert(Key("members/" + std::to_string(m.id)));
+  }
+  heartbeat_head_ =
+      "{\"id\":" + std::to_string(config_.id) + ",\"pod\":" + json(config_.pod).dump();
+  evidence_.resize(config_.nodes.size());
+  for (size_t i = 0; i < config_.nodes.size(); ++i) {
+    index_[config_.nodes[i].name] = i;
+    evidence_[i].node = config_.nodes[i].name;
+    evidence_[i].tcp_ok = evidence_[i].http_ok = true;
+  }
 }
 
 void MagiMember::Log(int64_t now, const std::string& line) {
@@ -107,35 +156,87 @@ void MagiMember::Log(int64_t now, const std::string& line) {
   log_ << stamp << " magi " << config_.id << " (" << config_.pod << "): " << line << std::endl;
 }
 
-void MagiMember::Probe() {
-  const std::set<std::string> blocked = ReadBlockedNodes(config_.blocked_file);
-  std::vector<std::future<ProbeResult>> probes;
-  for (const NodeTarget& n : config_.nodes) {
-    if (blocked.count(n.name)) {
-      std::promise<ProbeResult> p;
-      p.set_value(ProbeResult{false, false, "blocked by " + config_.blocked_file});
-      probes.push_back(p.get_future());
-    } else {
-      probes.push_back(std::async(std::launch::async, ProbeNode, n, config_.probe_timeout));
+void MagiMember::Probe(int64_t now) {
+  ++rounds_;
+  std::vector<MissedProbe> missed = observer_.ProbeAll(config_.nodes, now);
+  auto log_change = [&](const NodeEvidence& e, bool was_up) {
+    const bool up = e.tcp_ok || e.http_ok;
+    if (up != was_up) {
+      Log(now, "node " + e.node + (up ? " reachable" : " unreachable: " + e.last_error));
     }
-  }
-  for (size_t i = 0; i < config_.nodes.size(); ++i) {
-    ProbeResult r = probes[i].get();
-    NodeEvidence& e = evidence_[config_.nodes[i].name];
-    const bool was_up = e.probes == 0 || e.tcp_ok || e.http_ok;
-    ++e.probes;
-    e.tcp_ok = r.tcp_ok;
-    e.http_ok = r.http_ok;
-    e.last_error = r.error;
-    const bool up = r.tcp_ok || r.http_ok;
+  };
+  std::vector<size_t> now_missed;
+  now_missed.reserve(missed.size());
+  for (MissedProbe& m : missed) {
+    NodeEvidence& e = evidence_.at(m.node);
+    const bool was_up = e.tcp_ok || e.http_ok;
+    const bool up = m.result.tcp_ok || m.result.http_ok;
+    e.tcp_ok = m.result.tcp_ok;
+    e.http_ok = m.result.http_ok;
+    e.last_error = std::move(m.result.error);
     e.consecutive_failures = up ? 0 : e.consecutive_failures + 1;
-    if (up != was_up || (e.probes == 1 && !up)) {
-      const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-      Log(now, "node " + e.node + (up ? " reachable" : " unreachable: " + r.error));
-    }
+    log_change(e, was_up);
+    now_missed.push_back(m.node);
   }
+  for (size_t n : missed_) {
+    if (std::binary_search(now_missed.begin(), now_missed.end(), n)) continue;
+    NodeEvidence& e = evidence_[n];
+    const bool was_up = e.tcp_ok || e.http_ok;
+    e.tcp_ok = e.http_ok = true;
+    e.last_error.clear();
+    e.consecutive_failures = 0;
+    log_change(e, was_up);
+  }
+  missed_ = std::move(now_missed);
+}
+
+VantageEvidence MagiMember::VantageWithout(const std::set<size_t>& offline) const {
+  VantageEvidence v;
+  v.peers_alive = peers_alive_;
+  v.peers_total = static_cast<int>(config_.members.size()) - 1;
+  v.nodes_probed = static_cast<int>(config_.nodes.size() - offline.size());
+  v.nodes_reachable = v.nodes_probed;
+  for (size_t n : missed_) {
+    const NodeEvidence& e = evidence_[n];
+    if (!e.tcp_ok && !e.http_ok && offline.count(n) == 0) --v.nodes_reachable;
+  }
+  return v;
+}
+
+VantageEvidence MagiMember::Vantage(const std::set<std::string>& held_offline) const {
+  std::set<size_t> offline;
+  for (const std::string& node : held_offline) {
+    if (auto it = index_.find(node); it != index_.end()) offline.insert(it->second);
+  }
+  return VantageWithout(offline);
+}
+
+NodeEvidence MagiMember::Evidence(const std::string& node, int64_t now) {
+  const size_t n = index_.at(node);
+  NodeEvidence e = evidence_[n];
+  e.probes = rounds_;
+  e.heartbeat_age = observer_.HeartbeatAges({node}, now).front();
+  e.offline_decided = offline_.count(n) > 0;
+  return e;
+}
+
+void MagiMember::StoreFailed(int64_t now, const StoreError& error) {
+  if (store_reachable_) {
+    Log(now, std::string("cannot use the store, not voting: ") + error.what());
+  }
+  store_reachable_ = false;
+  round_ok_ = false;
+  peers_alive_ = 0;
+}
+
+// Written by every member every round, so formatted directly rather than through a JSON tree.
+std::string MagiMember::HeartbeatValue(int64_t now) const {
+  std::string value = heartbeat_head_;
+  value.reserve(value.size() + 80);
+  value.append(",\"at\":").append(std::to_string(now));
+  value.append(",\"nodes_reachable\":").append(std::to_string(vantage_.nodes_reachable));
+  value.append(",\"nodes_probed\":").append(std::to_string(vantage_.nodes_probed)).append("}");
+  return value;
 }
 
 void MagiMember::EnsureLease() {
@@ -143,173 +244,233 @@ void MagiMember::EnsureLease() {
   lease_ = store_.GrantLease(config_.lease_ttl);
 }
 
-void MagiMember::ReadHeartbeats(int64_t now) {
-  for (const KeyValue& kv : store_.GetPrefix(Key("heartbeats/"))) {
-    auto it = evidence_.find(kv.key.substr(Key("heartbeats/").size()));
-    json hb = json::parse(kv.value, nullptr, false);
-    if (it == evidence_.end() || hb.is_discarded() || !hb.contains("at")) continue;
-    it->second.heartbeat_age = now - hb["at"].get<int64_t>();
+void MagiMember::ReadDecisions(int64_t now) {
+  const std::string prefix = Key("decisions/");
+  std::vector<std::string> on_record;
+  for (KeyValue& kv : store_.GetPrefixKeys(prefix)) on_record.push_back(std::move(kv.key));
+  if (on_record == decisions_seen_) return;
+  decided_.clear();
+  offline_.clear();
+  for (const std::string& key : on_record) {
+    const std::string suffix = key.substr(prefix.size());
+    const size_t slash = suffix.find('/');
+    if (slash == std::string::npos) continue;
+    const std::optional<ProposalKind> kind = ParseProposalKind(suffix.substr(0, slash));
+    auto node = index_.find(suffix.substr(slash + 1));
+    if (!kind || node == index_.end()) continue;
+    decided_.emplace(*kind, node->second);
+    if (*kind == ProposalKind::kNodeOffline) offline_.insert(node->second);
+    if (std::binary_search(decisions_seen_.begin(), decisions_seen_.end(), key)) continue;
+    std::optional<KeyValue> record = store_.Get(key);
+    if (!record) continue;  // cleared since the listing
+    json j = json::parse(record->value, nullptr, false);
+    Log(now, "decision on record: " + suffix + " " +
+                 (j.is_discarded() ? record->value
+                                   : j.value("explanation", "") + " (recorded by member " +
+                                         std::to_string(j.value("recorded_by", 0)) + ")"));
+    store_.Delete(Key("proposals/" + suffix));
+    store_.DeletePrefix(Key("votes/" + suffix + "/"));
+  }
+  // Forgetting cleared decisions lets a later decision on the same node be logged and tidied.
+  decisions_seen_ = std::move(on_record);
+}
+
+void MagiMember::ReadProposals() {
+  proposals_.clear();
+  for (KeyValue& kv : store_.GetPrefix(Key("proposals/"))) proposals_[kv.key] = std::move(kv);
+}
+
+void MagiMember::Judge(int64_t now) {
+  judged_.clear();
+  if (missed_.empty() && proposals_.empty()) return;
+  const std::string prefix = Key("proposals/");
+  for (ProposalKind kind : kKinds) {
+    // Only a node whose latest probe got no answer at all can draw a yes; migrate needs it
+    // recorded offline too. Every other node is judged only when a proposal asks about it.
+    std::set<size_t> nodes;
+    for (size_t n : missed_) {
+      const NodeEvidence& e = evidence_[n];
+      if (e.tcp_ok || e.http_ok) continue;
+      if (kind == ProposalKind::kMigrate && offline_.count(n) == 0) continue;
+      nodes.insert(n);
+    }
+    const std::string kind_prefix = prefix + std::string(ProposalKindName(kind)) + "/";
+    for (auto it = proposals_.lower_bound(kind_prefix);
+         it != proposals_.end() && it->first.compare(0, kind_prefix.size(), kind_prefix) == 0;
+         ++it) {
+      if (auto n = index_.find(it->first.substr(kind_prefix.size())); n != index_.end()) {
+        nodes.insert(n->second);
+      }
+    }
+    for (size_t n : nodes) {
+      if (decided_.count({kind, n}) == 0) judged_.push_back({kind, n, evidence_[n], {}});
+    }
+  }
+  std::vector<std::string> names;
+  names.reserve(judged_.size());
+  for (const Judged& j : judged_) names.push_back(config_.nodes[j.node].name);
+  const std::vector<std::optional<int64_t>> ages = observer_.HeartbeatAges(names, now);
+  for (size_t i = 0; i < judged_.size(); ++i) {
+    NodeEvidence& e = judged_[i].evidence;
+    e.probes = rounds_;
+    e.heartbeat_age = ages[i];
+    e.offline_decided = offline_.count(judged_[i].node) > 0;
+    judged_[i].judgement = magi::Judge(judged_[i].kind, e, vantage_, config_.policy);
+  }
+}
+
+void MagiMember::Observe(int64_t now) {
+  Probe(now);
+  round_ok_ = true;
+  voted_.clear();
+  judged_.clear();
+  try {
+    EnsureLease();
+    ReadDecisions(now);
+    ReadProposals();
+    vantage_ = VantageWithout(offline_);
+    store_.Put(own_key_, HeartbeatValue(now), lease_);
+    peers_alive_ = 0;
+    for (const KeyValue& kv : store_.GetPrefixKeys(Key("members/"))) {
+      peers_alive_ += static_cast<int>(peer_keys_.count(kv.key));
+    }
+    vantage_.peers_alive = peers_alive_;
+    Judge(now);
+    if (!store_reachable_) Log(now, "store " + store_.name() + " reachable again");
+    store_reachable_ = true;
+  } catch (const StoreError& e) {
+    StoreFailed(now, e);
+  }
+}
+
+void MagiMember::Propose(int64_t now) {
+  if (!round_ok_) return;
+  try {
+    for (const Judged& j : judged_) {
+      if (j.judgement.verdict != Verdict::kYes) continue;
+      const std::string suffix = Suffix(j.kind, config_.nodes[j.node].name);
+      const std::string key = Key("proposals/" + suffix);
+      if (proposals_.count(key)) continue;
+      const json proposal = {{"kind", ProposalKindName(j.kind)},
+                             {"node", config_.nodes[j.node].name},
+                             {"opened_at", now},
+                             {"opened_by", config_.id}};
+      CreateResult created = store_.CreateIfAbsent(key, proposal.dump());
+      if (created.created) Log(now, "opened proposal " + suffix + ": " + j.judgement.reason);
+      proposals_[key] = std::move(created.current);
+    }
+  } catch (const StoreError& e) {
+    StoreFailed(now, e);
+  }
+}
+
+void MagiMember::Vote(int64_t now) {
+  if (!round_ok_) return;
+  try {
+    const bool all_known = std::all_of(judged_.begin(), judged_.end(), [&](const Judged& j) {
+      return proposals_.count(Key("proposals/" + Suffix(j.kind, config_.nodes[j.node].name))) > 0;
+    });
+    if (!all_known) ReadProposals();
+    for (const Judged& j : judged_) {
+      const std::string& node = config_.nodes[j.node].name;
+      const std::string suffix = Suffix(j.kind, node);
+      auto p = proposals_.find(Key("proposals/" + suffix));
+      if (p == proposals_.end()) continue;
+      const json pj = json::parse(p->second.value, nullptr, false);
+      if (pj.is_discarded() || !pj.contains("opened_at") || !pj["opened_at"].is_number_integer()) {
+        Log(now, "removing malformed proposal " + p->first);
+        store_.Delete(p->first);
+        continue;
+      }
+      const NodeEvidence& e = j.evidence;
+      json evidence = {{"probes", e.probes},
+                       {"consecutive_failures", e.consecutive_failures},
+                       {"tcp_ok", e.tcp_ok},
+                       {"http_ok", e.http_ok},
+                       {"last_error", e.last_error},
+                       {"peers_alive", vantage_.peers_alive},
+                       {"nodes_reachable", vantage_.nodes_reachable}};
+      if (e.heartbeat_age) evidence["heartbeat_age"] = *e.heartbeat_age;
+      const std::string vote_key = Key("votes/" + suffix + "/" + std::to_string(config_.id));
+      store_.Put(vote_key,
+                 json{{"member", config_.id},
+                      {"pod", config_.pod},
+                      {"verdict", VerdictName(j.judgement.verdict)},
+                      {"reason", j.judgement.reason},
+                      {"cast_at", now},
+                      {"evidence", evidence}}
+                     .dump(),
+                 lease_);
+      if (auto last = last_vote_.find(vote_key);
+          last == last_vote_.end() || last->second != j.judgement.verdict) {
+        Log(now, "votes " + std::string(VerdictName(j.judgement.verdict)) + " on " + suffix + ": " +
+                     j.judgement.reason);
+        last_vote_[vote_key] = j.judgement.verdict;
+      }
+      voted_.push_back(
+          {Proposal{j.kind, node, pj["opened_at"].get<int64_t>(), pj.value("opened_by", 0)},
+           p->second});
+    }
+  } catch (const StoreError& e) {
+    StoreFailed(now, e);
+  }
+}
+
+void MagiMember::Decide(int64_t now) {
+  if (!round_ok_) return;
+  try {
+    for (const Voted& v : voted_) {
+      const std::string suffix = Suffix(v.proposal.kind, v.proposal.node);
+      std::vector<magi::Vote> votes;
+      for (const KeyValue& kv : store_.GetPrefix(Key("votes/" + suffix + "/"))) {
+        json j = json::parse(kv.value, nullptr, false);
+        std::optional<Verdict> verdict =
+            j.is_discarded() ? std::nullopt : ParseVerdict(j.value("verdict", ""));
+        if (!verdict || !j.contains("member") || !j.contains("cast_at")) {
+          Log(now, "ignoring malformed vote " + kv.key);
+          continue;
+        }
+        votes.push_back(magi::Vote{j["member"].get<int>(), *verdict, j.value("reason", ""),
+                                   j["cast_at"].get<int64_t>()});
+      }
+      const Decision d = magi::Decide(v.proposal, votes, config_.members, config_.rule, now);
+      if (d.outcome == Outcome::kPassed) {
+        if (store_.CreateIfAbsent(Key("decisions/" + suffix), DecisionRecord(d, config_.id))
+                .created) {
+          Log(now, "recorded decision " + Describe(d));
+        }
+      } else if (d.outcome == Outcome::kExpired) {
+        const Compare unchanged{v.proposal_kv.key, Compare::Target::kModRevision,
+                                Compare::Result::kEqual, v.proposal_kv.mod_revision, ""};
+        const TxnOp remove_proposal{TxnOp::Kind::kDelete, v.proposal_kv.key, "", 0};
+        if (store_.Txn({unchanged}, {remove_proposal}, {}).succeeded) {
+          Log(now, "closed proposal " + suffix + ": " + d.explanation);
+          store_.DeletePrefix(Key("votes/" + suffix + "/"));
+        }
+      }
+    }
+  } catch (const StoreError& e) {
+    StoreFailed(now, e);
   }
 }
 
 void MagiMember::Tick(int64_t now) {
-  Probe();
-  try {
-    EnsureLease();
-    std::map<std::string, KeyValue> decisions;
-    for (KeyValue& kv : store_.GetPrefix(Key("decisions/"))) decisions[kv.key] = std::move(kv);
-    std::map<std::string, KeyValue> proposals;
-    for (KeyValue& kv : store_.GetPrefix(Key("proposals/"))) proposals[kv.key] = std::move(kv);
-    ReadHeartbeats(now);
-
-    // Nodes the quorum already recorded offline say nothing about this member's vantage point:
-    // without this, a fleet losing many nodes would make every member think itself isolated.
-    VantageEvidence vantage;
-    vantage.peers_total = static_cast<int>(config_.members.size()) - 1;
-    for (auto& [name, e] : evidence_) {
-      e.offline_decided = decisions.count(Key("decisions/node-offline/" + name)) > 0;
-      if (e.offline_decided) continue;
-      ++vantage.nodes_probed;
-      if (e.tcp_ok || e.http_ok) ++vantage.nodes_reachable;
-    }
-    const std::string own_key = Key("members/" + std::to_string(config_.id));
-    store_.Put(own_key,
-               json{{"id", config_.id},
-                    {"pod", config_.pod},
-                    {"at", now},
-                    {"nodes_reachable", vantage.nodes_reachable},
-                    {"nodes_probed", vantage.nodes_probed}}
-                   .dump(),
-               lease_);
-    std::set<std::string> alive;
-    for (const KeyValue& kv : store_.GetPrefix(Key("members/"))) alive.insert(kv.key);
-    for (const Member& m : config_.members) {
-      if (m.id != config_.id && alive.count(Key("members/" + std::to_string(m.id)))) {
-        ++vantage.peers_alive;
-      }
-    }
-
-    for (ProposalKind kind : kKinds) {
-      const std::string kind_name(ProposalKindName(kind));
-      for (const NodeTarget& n : config_.nodes) {
-        const std::string suffix = kind_name + "/" + n.name;
-        const std::string proposal_key = Key("proposals/" + suffix);
-        if (auto d = decisions.find(Key("decisions/" + suffix)); d != decisions.end()) {
-          if (decisions_seen_.insert(d->first).second) {
-            json record = json::parse(d->second.value, nullptr, false);
-            Log(now, "decision on record: " + suffix + " " +
-                         (record.is_discarded()
-                              ? d->second.value
-                              : record.value("explanation", "") + " (recorded by member " +
-                                    std::to_string(record.value("recorded_by", 0)) + ")"));
-            store_.Delete(proposal_key);
-            store_.DeletePrefix(Key("votes/" + suffix + "/"));
-          }
-          continue;
-        }
-        auto p = proposals.find(proposal_key);
-        if (p == proposals.end()) {
-          const Judgement j = Judge(kind, evidence_[n.name], vantage, config_.policy);
-          if (j.verdict != Verdict::kYes) continue;
-          json proposal = {
-              {"kind", kind_name}, {"node", n.name}, {"opened_at", now}, {"opened_by", config_.id}};
-          CreateResult created = store_.CreateIfAbsent(proposal_key, proposal.dump());
-          if (created.created) Log(now, "opened proposal " + suffix + ": " + j.reason);
-          p = proposals.emplace(proposal_key, created.current).first;
-        }
-        Vote(kind, n.name, p->second, vantage, now);
-      }
-    }
-    if (!store_reachable_) Log(now, "store " + store_.endpoint() + " reachable again");
-    store_reachable_ = true;
-  } catch (const StoreError& e) {
-    if (store_reachable_) Log(now, std::string("cannot use the store, not voting: ") + e.what());
-    store_reachable_ = false;
-  }
-}
-
-void MagiMember::Vote(ProposalKind kind, const std::string& node, const KeyValue& proposal_kv,
-                      const VantageEvidence& vantage, int64_t now) {
-  const std::string suffix = std::string(ProposalKindName(kind)) + "/" + node;
-  json pj = json::parse(proposal_kv.value, nullptr, false);
-  if (pj.is_discarded() || !pj.contains("opened_at")) {
-    Log(now, "removing malformed proposal " + proposal_kv.key);
-    store_.Delete(proposal_kv.key);
-    return;
-  }
-  Proposal proposal{kind, node, pj["opened_at"].get<int64_t>(), pj.value("opened_by", 0)};
-
-  const NodeEvidence& e = evidence_[node];
-  const Judgement j = Judge(kind, e, vantage, config_.policy);
-  json evidence = {{"probes", e.probes},
-                   {"consecutive_failures", e.consecutive_failures},
-                   {"tcp_ok", e.tcp_ok},
-                   {"http_ok", e.http_ok},
-                   {"last_error", e.last_error},
-                   {"peers_alive", vantage.peers_alive},
-                   {"nodes_reachable", vantage.nodes_reachable}};
-  if (e.heartbeat_age) evidence["heartbeat_age"] = *e.heartbeat_age;
-  const std::string vote_key = Key("votes/" + suffix + "/" + std::to_string(config_.id));
-  store_.Put(vote_key,
-             json{{"member", config_.id},
-                  {"pod", config_.pod},
-                  {"verdict", VerdictName(j.verdict)},
-                  {"reason", j.reason},
-                  {"cast_at", now},
-                  {"evidence", evidence}}
-                 .dump(),
-             lease_);
-  if (auto last = last_vote_.find(vote_key);
-      last == last_vote_.end() || last->second != j.verdict) {
-    Log(now, "votes " + std::string(VerdictName(j.verdict)) + " on " + suffix + ": " + j.reason);
-    last_vote_[vote_key] = j.verdict;
-  }
-
-  std::vector<magi::Vote> votes;
-  for (const KeyValue& kv : store_.GetPrefix(Key("votes/" + suffix + "/"))) {
-    json v = json::parse(kv.value, nullptr, false);
-    std::optional<Verdict> verdict =
-        v.is_discarded() ? std::nullopt : ParseVerdict(v.value("verdict", ""));
-    if (!verdict || !v.contains("member") || !v.contains("cast_at")) {
-      Log(now, "ignoring malformed vote " + kv.key);
-      continue;
-    }
-    votes.push_back(magi::Vote{v["member"].get<int>(), *verdict, v.value("reason", ""),
-                               v["cast_at"].get<int64_t>()});
-  }
-  const Decision d = Decide(proposal, votes, config_.members, config_.rule, now);
-  const Compare unchanged{proposal_kv.key, Compare::Target::kModRevision, Compare::Result::kEqual,
-                          proposal_kv.mod_revision, ""};
-  const TxnOp remove_proposal{TxnOp::Kind::kDelete, proposal_kv.key, "", 0};
-  if (d.outcome == Outcome::kPassed) {
-    CreateResult written =
-        store_.CreateIfAbsent(Key("decisions/" + suffix), DecisionRecord(d, config_.id).dump());
-    if (written.created) {
-      Log(now, "recorded decision " + Describe(d));
-    }
-  } else if (d.outcome == Outcome::kExpired) {
-    if (store_.Txn({unchanged}, {remove_proposal}, {}).succeeded) {
-      Log(now, "closed proposal " + suffix + ": " + d.explanation);
-      store_.DeletePrefix(Key("votes/" + suffix + "/"));
-    }
-  }
+  Observe(now);
+  Propose(now);
+  Vote(now);
+  Decide(now);
 }
 
 void MagiMember::Run(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto next = start;
-  const int64_t started = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-  Log(started, "watching " + std::to_string(config_.nodes.size()) + " nodes through " +
-                   store_.endpoint() + ", quorum " + std::to_string(config_.rule.min_yes) + " of " +
-                   std::to_string(config_.members.size()) + " from " +
-                   std::to_string(config_.rule.min_pods) + " PODs");
+  Log(WallSeconds(), "watching " + std::to_string(config_.nodes.size()) + " nodes through " +
+                         store_.name() + ", quorum " + std::to_string(config_.rule.min_yes) +
+                         " of " + std::to_string(config_.members.size()) + " from " +
+                         std::to_string(config_.rule.min_pods) + " PODs");
   while (!stop && (duration.count() == 0 || Clock::now() - start < duration)) {
-    Tick(std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-             .count());
+    Tick(WallSeconds());
     next += config_.probe_interval;
     while (!stop && Clock::now() < next) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

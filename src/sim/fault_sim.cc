@@ -1,17 +1,23 @@
 #include "sim/fault_sim.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 #include <utility>
 
+#include "magi/member.h"
+#include "magi/observer.h"
 #include "sched/framework.h"
 #include "sched/kubernetes_scheduler.h"
 #include "sim/fault_review.h"
+#include "store/memory_store.h"
 
 namespace archimedes {
 namespace {
@@ -92,6 +98,8 @@ class World {
   const Node& node(NodeId n) const { return nodes_[n]; }
   int pod_of(NodeId n) const { return pod_of_[n]; }
   const std::vector<NodeId>& pod_nodes(int pod) const { return pod_nodes_[pod]; }
+  NodeId NodeIndex(const std::string& name) const { return node_index_.at(name); }
+  const std::string& pod_name(int pod) const { return pod_names_[pod]; }
   int PodIndex(const std::string& pod) const {
     auto it = std::find(pod_names_.begin(), pod_names_.end(), pod);
     if (it == pod_names_.end()) throw std::invalid_argument("unknown POD \"" + pod + "\"");
@@ -252,110 +260,198 @@ class World {
   size_t next_edge_ = 0;
 };
 
-// The MAGI members' probes and what they know; shared by every controller that asks them.
+// What one member sees of the world (magi/observer.h). The round landing at `now` was sent
+// ceil(probe_timeout) earlier; a probe fails iff, when its answer is due, the node is down or a
+// fault cuts the member's POD from it. Heartbeat ages come from the API server, out of reach of an
+// isolated POD.
+class WorldObserver : public magi::NodeObserver {
+ public:
+  WorldObserver(const World& world, int pod, int64_t probe_timeout_ms)
+      : world_(world),
+        pod_(pod),
+        timeout_error_("probe timed out after " + std::to_string(probe_timeout_ms) + " ms") {}
+
+  // The member's nodes are the world's, in NodeId order. Only the world's suspects can fail to
+  // answer a member whose POD is not isolated.
+  std::vector<magi::MissedProbe> ProbeAll(const std::vector<magi::NodeTarget>& /*nodes*/,
+                                          int64_t /*now*/) override {
+    std::vector<magi::MissedProbe> missed;
+    auto probe = [&](NodeId n) {
+      if (!world_.Reaches(pod_, n)) {
+        missed.push_back({static_cast<size_t>(n), {false, false, timeout_error_}});
+      }
+    };
+    if (world_.PodIsolated(pod_)) {
+      for (NodeId n = 0; n < world_.num_nodes(); ++n) probe(n);
+    } else {
+      for (NodeId n : world_.suspects()) probe(n);
+    }
+    return missed;
+  }
+
+  std::vector<std::optional<int64_t>> HeartbeatAges(const std::vector<std::string>& nodes,
+                                                    int64_t now) override {
+    std::vector<std::optional<int64_t>> ages(nodes.size());
+    if (world_.PodIsolated(pod_)) return ages;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      ages[i] = world_.HeartbeatAge(world_.NodeIndex(nodes[i]), now);
+    }
+    return ages;
+  }
+
+ private:
+  const World& world_;
+  const int pod_;
+  const std::string timeout_error_;
+};
+
+// A member's path to the store. The store sits outside every POD, beside the API server, so the
+// member of an isolated POD cannot reach it and, as MagiMember's contract has it, cannot vote.
+class StoreLink : public KvStore {
+ public:
+  StoreLink(KvStore& store, const World& world, int pod)
+      : store_(store), world_(world), pod_(pod) {}
+
+  const std::string& name() const override { return store_.name(); }
+  int64_t Put(const std::string& key, const std::string& value, int64_t lease = 0) override {
+    Check("put");
+    return store_.Put(key, value, lease);
+  }
+  std::optional<KeyValue> Get(const std::string& key) override {
+    Check("get");
+    return store_.Get(key);
+  }
+  std::vector<KeyValue> GetPrefix(const std::string& prefix) override {
+    Check("get prefix");
+    return store_.GetPrefix(prefix);
+  }
+  std::vector<KeyValue> GetPrefixKeys(const std::string& prefix) override {
+    Check("get prefix keys");
+    return store_.GetPrefixKeys(prefix);
+  }
+  int64_t Delete(const std::string& key) override {
+    Check("delete");
+    return store_.Delete(key);
+  }
+  int64_t DeletePrefix(const std::string& prefix) override {
+    Check("delete prefix");
+    return store_.DeletePrefix(prefix);
+  }
+  CreateResult CreateIfAbsent(const std::string& key, const std::string& value,
+                              int64_t lease = 0) override {
+    Check("create");
+    return store_.CreateIfAbsent(key, value, lease);
+  }
+  TxnResult Txn(const std::vector<Compare>& compares, const std::vector<TxnOp>& success,
+                const std::vector<TxnOp>& failure) override {
+    Check("txn");
+    return store_.Txn(compares, success, failure);
+  }
+  int64_t GrantLease(int64_t ttl_seconds) override {
+    Check("grant lease");
+    return store_.GrantLease(ttl_seconds);
+  }
+  int64_t KeepAlive(int64_t lease) override {
+    Check("keep lease alive");
+    return store_.KeepAlive(lease);
+  }
+  void RevokeLease(int64_t lease) override {
+    Check("revoke lease");
+    store_.RevokeLease(lease);
+  }
+
+ private:
+  void Check(const char* operation) const {
+    if (world_.PodIsolated(pod_)) {
+      throw StoreError(store_.name() + ": " + operation + ": unreachable, POD " +
+                       world_.pod_name(pod_) + " is isolated");
+    }
+  }
+
+  KvStore& store_;
+  const World& world_;
+  const int pod_;
+};
+
+// The MAGI members: real magi::MagiMembers over one in-memory store, each observing the world
+// from its POD. Shared by every controller that asks them.
 class Members {
  public:
   Members(const World& world, const MagiSimParams& params) : world_(world), params_(params) {
-    for (int i = 0; i < std::ssize(params.member_pods); ++i) {
-      members_.push_back({i + 1, params.member_pods[i]});
-      pods_.push_back(world.PodIndex(params.member_pods[i]));
-    }
-    evidence_.resize(members_.size());
-    rounds_.assign(members_.size(), 0);
     lag_ = (params.probe_timeout_ms + 999) / 1000;
+    for (int i = 0; i < std::ssize(params.member_pods); ++i) {
+      membership_.push_back({i + 1, params.member_pods[i]});
+    }
+    std::vector<magi::NodeTarget> nodes;
+    nodes.reserve(world.num_nodes());
+    for (NodeId n = 0; n < world.num_nodes(); ++n) {
+      nodes.push_back({world.node(n).name, world.node(n).pod, "", ""});
+    }
+    for (const magi::Member& m : membership_) {
+      const int pod = world.PodIndex(m.pod);
+      magi::MemberConfig config;
+      config.id = m.id;
+      config.pod = m.pod;
+      config.members = membership_;
+      config.nodes = nodes;
+      config.rule = params.rule;
+      config.policy = params.judge;
+      config.probe_interval = std::chrono::seconds(params.probe_period_s);
+      observers_.push_back(std::make_unique<WorldObserver>(world, pod, params.probe_timeout_ms));
+      links_.push_back(std::make_unique<StoreLink>(store_, world, pod));
+      members_.push_back(std::make_unique<magi::MagiMember>(std::move(config), *links_.back(),
+                                                            *observers_.back(), null_log_));
+    }
   }
 
   int size() const { return static_cast<int>(members_.size()); }
-  const std::vector<magi::Member>& members() const { return members_; }
-  bool Isolated(int m) const { return world_.PodIsolated(pods_[m]); }
+  const std::vector<magi::Member>& members() const { return membership_; }
+  KvStore& store() { return store_; }
+  const std::string& key_prefix() const { return members_.front()->config().key_prefix; }
 
+  // The members whose rounds land at `t` act as at one instant: each step of the round is taken
+  // by all of them before the next (magi/member.h).
+  void Round(int64_t t) {
+    store_.AdvanceTo(t);
+    std::vector<magi::MagiMember*> active;
+    for (int m = 0; m < size(); ++m) {
+      if (RoundAt(m, t)) active.push_back(members_[m].get());
+    }
+    for (magi::MagiMember* m : active) m->Observe(t);
+    for (magi::MagiMember* m : active) m->Propose(t);
+    for (magi::MagiMember* m : active) m->Vote(t);
+    for (magi::MagiMember* m : active) m->Decide(t);
+  }
+
+  // What each member knows of node `n` and of its vantage point, the nodes in `offline` aside.
+  std::vector<MemberView> Views(NodeId n, int64_t t, const std::set<NodeId>& offline) {
+    std::set<std::string> offline_names;
+    for (NodeId o : offline) offline_names.insert(world_.node(o).name);
+    std::vector<MemberView> views;
+    views.reserve(members_.size());
+    for (int m = 0; m < size(); ++m) {
+      views.push_back({membership_[m], members_[m]->Evidence(world_.node(n).name, t),
+                       members_[m]->Vantage(offline_names)});
+    }
+    return views;
+  }
+
+ private:
   // Whether member m's probe round lands at `t`.
   bool RoundAt(int m, int64_t t) const {
     const int64_t phase = m % params_.probe_period_s;
     return t >= lag_ + phase && (t - lag_ - phase) % params_.probe_period_s == 0;
   }
 
-  // Records the rounds landing at `t`. Nodes out of the world's suspects answer every probe, so
-  // only suspects (and nodes that failed before) need evidence kept. A member whose own POD is
-  // isolated also misses the healthy nodes outside it; that is not recorded because such a member
-  // abstains (magi::IsIsolated) whatever its probes say.
-  void Probe(int64_t t) {
-    for (int m = 0; m < size(); ++m) {
-      if (!RoundAt(m, t)) continue;
-      ++rounds_[m];
-      auto& ev = evidence_[m];
-      for (auto it = ev.begin(); it != ev.end();) {
-        it = world_.Reaches(pods_[m], it->first) ? ev.erase(it) : std::next(it);
-      }
-      for (NodeId n : world_.suspects()) {
-        if (world_.Reaches(pods_[m], n)) continue;
-        magi::NodeEvidence& e = ev[n];
-        ++e.consecutive_failures;
-        e.tcp_ok = e.http_ok = false;
-        e.last_error = "probe timed out after " + std::to_string(params_.probe_timeout_ms) + " ms";
-      }
-    }
-  }
-
-  // Nodes member m has failed to reach in its latest probes.
-  std::vector<NodeId> Suspected(int m) const {
-    std::vector<NodeId> out;
-    for (const auto& [n, e] : evidence_[m]) out.push_back(n);
-    return out;
-  }
-
-  magi::NodeEvidence Evidence(int m, NodeId n, int64_t t, bool offline_decided) const {
-    magi::NodeEvidence e;
-    if (auto it = evidence_[m].find(n); it != evidence_[m].end()) {
-      e = it->second;
-    } else {
-      e.tcp_ok = e.http_ok = true;
-    }
-    e.node = world_.node(n).name;
-    e.probes = rounds_[m];
-    if (!Isolated(m)) e.heartbeat_age = world_.HeartbeatAge(n, t);
-    e.offline_decided = offline_decided;
-    return e;
-  }
-
-  // Member m's vantage point, leaving out the nodes the asking controller holds offline.
-  magi::VantageEvidence Vantage(int m, const std::set<NodeId>& offline) const {
-    magi::VantageEvidence v;
-    v.peers_total = size() - 1;
-    if (!Isolated(m)) {
-      for (int k = 0; k < size(); ++k) v.peers_alive += k != m && !Isolated(k);
-    }
-    v.nodes_probed = world_.num_nodes() - static_cast<int>(offline.size());
-    if (Isolated(m)) {
-      for (NodeId n : world_.pod_nodes(pods_[m])) {
-        v.nodes_reachable += !offline.count(n) && world_.Reaches(pods_[m], n);
-      }
-    } else {
-      v.nodes_reachable = v.nodes_probed;
-      for (NodeId n : world_.suspects()) {
-        v.nodes_reachable -= !offline.count(n) && !world_.Reaches(pods_[m], n);
-      }
-    }
-    return v;
-  }
-
-  std::vector<MemberView> Views(NodeId n, int64_t t, const std::set<NodeId>& offline) const {
-    std::vector<MemberView> views;
-    views.reserve(size());
-    for (int m = 0; m < size(); ++m) {
-      views.push_back({members_[m], Evidence(m, n, t, offline.count(n) > 0), Vantage(m, offline)});
-    }
-    return views;
-  }
-
- private:
   const World& world_;
   const MagiSimParams& params_;
-  std::vector<magi::Member> members_;
-  std::vector<int> pods_;
-  std::vector<std::map<NodeId, magi::NodeEvidence>> evidence_;
-  std::vector<int64_t> rounds_;
   int64_t lag_ = 0;
+  std::vector<magi::Member> membership_;
+  MemoryStore store_;
+  std::ostream null_log_{nullptr};  // the members' logs: the report has their decisions
+  std::vector<std::unique_ptr<WorldObserver>> observers_;
+  std::vector<std::unique_ptr<StoreLink>> links_;
+  std::vector<std::unique_ptr<magi::MagiMember>> members_;
 };
 
 // What every controller does with containers: evict, re-place, and count what is lost.
@@ -489,7 +585,7 @@ class Fleet {
 class SingleObserver {
  public:
   SingleObserver(std::string name, const ClusterState& placed, std::span<const Service> services,
-                 const World& world, const Members* reviewers, const FaultSimParams& params)
+                 const World& world, Members* reviewers, const FaultSimParams& params)
       : fleet_(std::move(name), placed, services, world, params),
         world_(world),
         reviewers_(reviewers),
@@ -551,7 +647,7 @@ class SingleObserver {
 
   Fleet fleet_;
   const World& world_;
-  const Members* reviewers_;
+  Members* reviewers_;
   const FaultSimParams& params_;
   const SingleObserverParams& single_;
   std::map<NodeId, NotReady> not_ready_;
@@ -559,35 +655,38 @@ class SingleObserver {
   const std::set<NodeId> reviewed_offline_;
 };
 
-// MAGI: proposals, votes and quorum decisions over the members' evidence.
-class MagiController {
+// MAGI: the members decide; this controller acts on their decisions. It declares the nodes they
+// record offline, migrates a declared node's containers once ReviewMigration approves, and
+// readmits a node, as an operator would, by clearing its decisions once its heartbeat is younger
+// than heartbeat_grace again.
+class MagiDecisionsController {
  public:
-  MagiController(const ClusterState& placed, std::span<const Service> services, const World& world,
-                 const Members& members, const FaultSimParams& params)
+  MagiDecisionsController(const ClusterState& placed, std::span<const Service> services,
+                          const World& world, Members& members, const FaultSimParams& params)
       : fleet_("magi", placed, services, world, params),
         world_(world),
         members_(members),
-        params_(params) {}
+        params_(params),
+        decisions_(members.key_prefix() + "decisions/") {}
 
   Fleet& fleet() { return fleet_; }
   bool Declared(NodeId n) const { return offline_.count(n) > 0; }
 
   void Tick(int64_t t) {
-    Vote(t);
-    for (auto it = proposals_.begin(); it != proposals_.end();) {
-      const NodeId n = it->first;
-      magi::Decision d = magi::Decide(it->second.proposal, it->second.votes, members_.members(),
-                                      params_.magi.rule, t);
-      if (d.outcome == magi::Outcome::kPassed) {
-        offline_.insert(n);
-        fleet_.Declare(n, t, std::move(d));
-        awaiting_migration_.insert(n);
-        it = proposals_.erase(it);
-      } else if (d.outcome == magi::Outcome::kExpired) {
-        it = proposals_.erase(it);
-      } else {
-        ++it;
+    KvStore& store = members_.store();
+    const std::string offline_prefix = decisions_ + "node-offline/";
+    std::map<NodeId, magi::Decision> recorded;
+    for (const KeyValue& kv : store.GetPrefixKeys(offline_prefix)) {
+      const NodeId n = world_.NodeIndex(kv.key.substr(offline_prefix.size()));
+      if (offline_.count(n)) continue;
+      if (std::optional<KeyValue> record = store.Get(kv.key)) {
+        recorded.emplace(n, magi::ParseDecisionRecord(record->value));
       }
+    }
+    for (auto& [n, decision] : recorded) {
+      offline_.insert(n);
+      fleet_.Declare(n, t, std::move(decision));
+      awaiting_migration_.insert(n);
     }
     for (auto it = awaiting_migration_.begin(); it != awaiting_migration_.end();) {
       MigrationReview review =
@@ -603,6 +702,9 @@ class MagiController {
     }
     for (auto it = offline_.begin(); it != offline_.end();) {
       if (world_.HeartbeatAge(*it, t) < params_.magi.judge.heartbeat_grace) {
+        const std::string& name = world_.node(*it).name;
+        store.Delete(offline_prefix + name);
+        store.Delete(decisions_ + "migrate/" + name);
         fleet_.Readmit(*it, t);
         awaiting_migration_.erase(*it);
         rejected_.erase(*it);
@@ -614,55 +716,11 @@ class MagiController {
   }
 
  private:
-  struct Open {
-    magi::Proposal proposal;
-    std::vector<magi::Vote> votes;  // the latest of each member
-  };
-
-  // The members whose rounds land at `t` act as one: every yes opens a proposal (the first member
-  // to say yes opens it), then each of them votes on every open proposal it has judged.
-  void Vote(int64_t t) {
-    struct Cast {
-      int member = 0;
-      NodeId node = -1;
-      magi::Judgement judgement;
-    };
-    std::vector<Cast> cast;
-    for (int m = 0; m < members_.size(); ++m) {
-      if (!members_.RoundAt(m, t)) continue;
-      std::vector<NodeId> nodes = members_.Suspected(m);
-      for (const auto& [n, open] : proposals_) nodes.push_back(n);
-      std::sort(nodes.begin(), nodes.end());
-      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-      const magi::VantageEvidence vantage = members_.Vantage(m, offline_);
-      for (NodeId n : nodes) {
-        if (offline_.count(n)) continue;
-        cast.push_back(
-            {members_.members()[m].id, n,
-             magi::Judge(magi::ProposalKind::kNodeOffline, members_.Evidence(m, n, t, false),
-                         vantage, params_.magi.judge)});
-      }
-    }
-    for (const Cast& c : cast) {
-      if (c.judgement.verdict != magi::Verdict::kYes || proposals_.count(c.node)) continue;
-      proposals_.emplace(
-          c.node,
-          Open{{magi::ProposalKind::kNodeOffline, world_.node(c.node).name, t, c.member}, {}});
-    }
-    for (Cast& c : cast) {
-      auto it = proposals_.find(c.node);
-      if (it == proposals_.end()) continue;
-      std::vector<magi::Vote>& votes = it->second.votes;
-      std::erase_if(votes, [&](const magi::Vote& v) { return v.member == c.member; });
-      votes.push_back({c.member, c.judgement.verdict, std::move(c.judgement.reason), t});
-    }
-  }
-
   Fleet fleet_;
   const World& world_;
-  const Members& members_;
+  Members& members_;
   const FaultSimParams& params_;
-  std::map<NodeId, Open> proposals_;
+  const std::string decisions_;  // where the members record their decisions
   std::set<NodeId> offline_;
   std::set<NodeId> awaiting_migration_;
   std::set<NodeId> rejected_;
@@ -797,7 +855,7 @@ FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>&
     reviewed = std::make_unique<SingleObserver>("single-observer+review", placed, services, world,
                                                 &members, params);
   }
-  MagiController magi(placed, services, world, members, params);
+  MagiDecisionsController magi(placed, services, world, members, params);
 
   for (int64_t t = 0; t < params.duration_s; ++t) {
     World::Change change = world.Advance(t, faults);
@@ -811,7 +869,7 @@ FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>&
       if (reviewed) reviewed->fleet().OnRecover(n);
       magi.fleet().OnRecover(n);
     }
-    members.Probe(t);
+    members.Round(t);
     single.Tick(t);
     if (reviewed) reviewed->Tick(t);
     magi.Tick(t);

@@ -11,14 +11,16 @@
 //  - "single-observer+review" is the same controller whose evictions first pass ReviewMigration
 //    (sim/fault_review.h) by the MAGI members; a rejected eviction is asked again every
 //    node_monitor_period while the node stays NotReady.
-//  - "magi" is five members in five PODs. Each probes every node every probe_period; a probe
-//    fails iff the node is down or a fault cuts the member's POD from it, and its result lands
-//    ceil(probe_timeout) later. Members read heartbeat ages from the API server unless their POD
-//    is isolated. Each round a member judges (magi::Judge) every node it has evidence against and
-//    every node with an open proposal; its first yes opens a proposal, every member votes on open
-//    proposals, and magi::Decide each second passes, expires or keeps them. A passed node is
-//    recorded offline and its containers migrate once ReviewMigration approves. A node recorded
-//    offline is readmitted when its heartbeat is fresh again (younger than heartbeat_grace).
+//  - "magi" is five real MAGI members (magi/member.h) in five PODs over one in-memory store
+//    (store/memory_store.h) on the simulation's clock; the controller only acts on what they
+//    record. Each member probes every node every probe_period; a probe fails iff the node is down
+//    or a fault cuts the member's POD from it, and its result lands ceil(probe_timeout) later.
+//    Members read heartbeat ages from the API server unless their POD is isolated; the store sits
+//    outside every POD too, so the member of an isolated POD cannot vote. Members whose rounds
+//    land in the same second act as at one instant. A node the members record offline is
+//    declared and its containers migrate once ReviewMigration approves; it is readmitted, its
+//    decisions cleared as an operator would, when its heartbeat is fresh again (younger than
+//    heartbeat_grace).
 //
 // Metrics (per controller): a declaration is false when the node was *serving* at that moment
 // (up, its network up, its POD not isolated: clients elsewhere still reach it); a migration is

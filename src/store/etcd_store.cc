@@ -216,6 +216,13 @@ std::vector<KeyValue> EtcdStore::GetPrefix(const std::string& prefix) {
            {{"key", Base64Encode(prefix)}, {"range_end", Base64Encode(PrefixEnd(prefix))}}));
 }
 
+std::vector<KeyValue> EtcdStore::GetPrefixKeys(const std::string& prefix) {
+  return ParseKvs(Call("get prefix keys", "/v3/kv/range",
+                       {{"key", Base64Encode(prefix)},
+                        {"range_end", Base64Encode(PrefixEnd(prefix))},
+                        {"keys_only", true}}));
+}
+
 int64_t EtcdStore::Delete(const std::string& key) {
   return Int64Field(Call("delete", "/v3/kv/deleterange", {{"key", Base64Encode(key)}}), "deleted");
 }

@@ -176,7 +176,7 @@ TEST(FaultSim, ReplacedContainersKeepTheirNodeSelectorAndPerNodeLimit) {
   EXPECT_EQ(FaultSimToJson(kept)["controllers"][0]["waiting_at_end"], kContainersPerNode - 1);
 }
 
-TEST(FaultSim, MemberOfAnIsolatedPodAbstains) {
+TEST(FaultSim, MemberOfAnIsolatedPodNeitherVotesNorHelpsAReview) {
   const ClusterState fleet = SmallFleet();
   const std::vector<Fault> faults = {
       {.kind = FaultKind::kPodIsolated, .at = 100, .duration = 3600, .pod = "pod-0"},
@@ -185,18 +185,26 @@ TEST(FaultSim, MemberOfAnIsolatedPodAbstains) {
   const FaultSimResult r = RunFaultSim(fleet, faults, Params());
   ASSERT_EQ(r.members.front().pod, "pod-0");
   const ControllerReport& magi = r.controller("magi");
+  // Cut off from the store, member 1 cannot vote; the other four decide.
   const ControllerEvent* declared = First(magi, ControllerEventKind::kDeclared, "node-33");
   ASSERT_NE(declared, nullptr);
   ASSERT_TRUE(declared->decision.has_value());
   EXPECT_EQ(declared->decision->outcome, magi::Outcome::kPassed);
-  bool member1_voted = false;
   for (const magi::CountedVote& v : declared->decision->votes) {
+    EXPECT_NE(v.member, 1) << v.reason;
+  }
+  // Asked for its view in the migration review, it abstains: it sees almost nothing.
+  const ControllerEvent* migrated = First(magi, ControllerEventKind::kMigrated, "node-33");
+  ASSERT_NE(migrated, nullptr);
+  ASSERT_TRUE(migrated->decision.has_value());
+  bool member1_asked = false;
+  for (const magi::CountedVote& v : migrated->decision->votes) {
     if (v.member != 1) continue;
-    member1_voted = true;
+    member1_asked = true;
     EXPECT_EQ(v.verdict, magi::Verdict::kAbstain) << v.reason;
     EXPECT_NE(v.reason.find("isolated"), std::string::npos) << v.reason;
   }
-  EXPECT_TRUE(member1_voted);
+  EXPECT_TRUE(member1_asked);
   // The isolated POD's own nodes serve nobody outside it: declaring them is not false.
   EXPECT_EQ(magi.false_declarations, 0);
   EXPECT_GT(magi.declarations, 1);
