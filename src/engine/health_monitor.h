@@ -1,4 +1,4 @@
-// The simulator's online health monitor (DESIGN §1.1): every usage tick, each service replica's
+// The engine's online health monitor (DESIGN §1.1): every usage round, each service replica's
 // memory is fed to its own MemoryTrend (profile/health.h) together with its siblings' median, so a
 // replica that leaks is warned about, with a lead time to its memory limit, while the others
 // carry the service's ordinary ups and downs. What to do about a warning is the caller's decision
@@ -19,7 +19,7 @@
 
 namespace archimedes {
 
-// One replica of a service at one tick.
+// One replica of a service in one usage round.
 struct ReplicaSample {
   ContainerId id = -1;
   int64_t start_time = 0;  // identifies the incarnation

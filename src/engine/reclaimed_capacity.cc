@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sched/reclaimable.h"
+
 namespace archimedes {
 
 void ReclaimedCapacity::Resize(int num_nodes) {
@@ -16,11 +18,8 @@ void ReclaimedCapacity::Resize(int num_nodes) {
 void ReclaimedCapacity::EstimateUnobserved(const ClusterState& state) {
   std::erase_if(unobserved_, [this](NodeId n) { return observed_[n] != 0; });
   for (NodeId n : unobserved_) {
-    Resources allocatable = state.node(n).capacity.Scaled(1.0 - buffer_);
-    allocatable[Dim::kCpu] -= state.requested(n)[Dim::kCpu];
-    allocatable[Dim::kMemory] -= state.requested(n)[Dim::kMemory];
-    allocatable[Dim::kGpu] = state.allocatable(n)[Dim::kGpu] - state.requested(n)[Dim::kGpu];
-    allocatable_[n] = allocatable;
+    const Resources& requested = state.requested(n);
+    Set(state, n, static_cast<double>(requested.cpu()), static_cast<double>(requested.memory()));
   }
 }
 
@@ -34,11 +33,17 @@ void ReclaimedCapacity::Observe(const ClusterState& state, NodeId n,
     cpu_peak = std::max(cpu_peak, ring[i][0]);
     memory_peak = std::max(memory_peak, ring[i][1]);
   }
-  Resources allocatable = state.node(n).capacity.Scaled(1.0 - buffer_);
-  allocatable[Dim::kCpu] -= static_cast<int64_t>(cpu_peak);
-  allocatable[Dim::kMemory] -= static_cast<int64_t>(memory_peak);
+  Set(state, n, cpu_peak, memory_peak);
+}
+
+void ReclaimedCapacity::Set(const ClusterState& state, NodeId n, double service_cpu,
+                            double service_memory) {
+  const Resources& capacity = state.node(n).capacity;
+  Resources& allocatable = allocatable_[n];
+  allocatable = capacity.Scaled(1.0 - buffer_);
+  allocatable[Dim::kCpu] = ReclaimableAmount(capacity.cpu(), buffer_, service_cpu);
+  allocatable[Dim::kMemory] = ReclaimableAmount(capacity.memory(), buffer_, service_memory);
   allocatable[Dim::kGpu] = state.allocatable(n)[Dim::kGpu] - state.requested(n)[Dim::kGpu];
-  allocatable_[n] = allocatable;
 }
 
 }  // namespace archimedes

@@ -33,6 +33,10 @@ class ReclaimedCapacity {
   std::span<const Resources> allocatable() const { return allocatable_; }
 
  private:
+  // Node `n`'s batch allocatable when its services use (or may use) this much cpu and memory:
+  // sched/reclaimable.h's ReclaimableAmount.
+  void Set(const ClusterState& state, NodeId n, double service_cpu, double service_memory);
+
   double buffer_;
   std::vector<Resources> allocatable_;
   std::vector<std::array<float, 2>> ring_;  // node × kPeakWindow, cpu and memory

@@ -1,0 +1,37 @@
+# Fails when a file of src/<module>/ or tests/<module>/ includes a header of a module outside
+# that module's reach (the modules its CMake target builds on, transitively). Run by CTest as
+# ModuleBoundaries: cmake -DROOT=<source dir> -DRULES="model=model|profile=profile,model|..."
+#   -P check_includes.cmake
+# Tests may also include tests/support/.
+cmake_minimum_required(VERSION 3.22)
+string(REPLACE "|" ";" rules "${RULES}")
+set(violations "")
+foreach(rule IN LISTS rules)
+  string(REPLACE "=" ";" parts "${rule}")
+  list(GET parts 0 module)
+  list(GET parts 1 reach)
+  string(REPLACE "," ";" reach "${reach}")
+  foreach(where src tests)
+    file(GLOB_RECURSE files "${ROOT}/${where}/${module}/*.h" "${ROOT}/${where}/${module}/*.cc")
+    foreach(file IN LISTS files)
+      file(STRINGS "${file}" includes REGEX "^#include \"[a-z_]+/")
+      foreach(line IN LISTS includes)
+        string(REGEX MATCH "^#include \"([a-z_]+)/" _ "${line}")
+        set(included "${CMAKE_MATCH_1}")
+        if(where STREQUAL "tests" AND included STREQUAL "support")
+          continue()
+        endif()
+        if(NOT included IN_LIST reach)
+          file(RELATIVE_PATH name "${ROOT}" "${file}")
+          string(JOIN ", " allowed ${reach})
+          list(APPEND violations "${name}: ${line} — ${module} builds on ${allowed} only")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+if(violations)
+  string(JOIN "\n  " text ${violations})
+  message(FATAL_ERROR "includes across module boundaries (declare the module in CMakeLists.txt "
+                      "or move the code):\n  ${text}")
+endif()
