@@ -136,12 +136,12 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
   for (int n = 0; n < nodes_; ++n) RefreshEnvelope(n, 0, bins_);
 }
 
-int BatchPlanner::SubtractRunning(const RunningTask& t) {
-  if (t.node < 0 || t.node >= nodes_) return 0;
+int BatchPlanner::SubtractRunning(const RunningTask& t, int sign) {
+  if (t.node < 0 || t.node >= nodes_ || bins_ == 0) return 0;
   const int end = static_cast<int>(
       std::clamp<int64_t>(CeilDiv(t.end_time - origin_, options_.bin_seconds), 1, bins_));
   for (int a = 0; a < dims_; ++a) {
-    const int64_t amount = t.requests[options_.dims[a]];
+    const int64_t amount = sign * t.requests[options_.dims[a]];
     if (amount == 0) continue;
     int64_t* row = &free_[(static_cast<size_t>(t.node) * dims_ + a) * bins_];
     for (int b = 0; b < end; ++b) row[b] -= amount;
@@ -154,17 +154,9 @@ void BatchPlanner::AddRunning(const RunningTask& task) {
   if (end > 0) RefreshEnvelope(task.node, 0, end);
 }
 
-void BatchPlanner::RemoveRunning(const RunningTask& t) {
-  if (t.node < 0 || t.node >= nodes_ || bins_ == 0) return;
-  const int end = static_cast<int>(
-      std::clamp<int64_t>(CeilDiv(t.end_time - origin_, options_.bin_seconds), 1, bins_));
-  for (int a = 0; a < dims_; ++a) {
-    const int64_t amount = t.requests[options_.dims[a]];
-    if (amount == 0) continue;
-    int64_t* row = &free_[(static_cast<size_t>(t.node) * dims_ + a) * bins_];
-    for (int b = 0; b < end; ++b) row[b] += amount;
-  }
-  RefreshEnvelope(t.node, 0, end);
+void BatchPlanner::RemoveRunning(const RunningTask& task) {
+  const int end = SubtractRunning(task, -1);
+  if (end > 0) RefreshEnvelope(task.node, 0, end);
 }
 
 void BatchPlanner::RefreshEnvelope(NodeId n, int begin, int end) {

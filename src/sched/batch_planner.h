@@ -176,9 +176,9 @@ class BatchPlanner {
   };
 
   void Rebuild(const PlannerInput& input);
-  // Takes `task` off the landscape (not the envelopes); returns the end of its run in bins, 0 for
-  // a node outside the plan.
-  int SubtractRunning(const RunningTask& task);
+  // Takes `task` off the landscape (with `sign` −1, gives it back; not the envelopes); returns the
+  // end of its run in bins, 0 for a node outside the plan.
+  int SubtractRunning(const RunningTask& task, int sign = 1);
   void PlanJobs(int64_t now, std::span<const PendingJob> jobs);
   Window WindowOf(const PendingJob& job) const;
   // The tasks of `job` planned in [w.first, last]; returns how many were placed.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -240,89 +241,72 @@ TEST(EngineTest, ThrottlesBatchAtTheBufferOnceObserved) {
   EXPECT_TRUE(Take(engine).empty());
 }
 
+// Two replicas of a service whose start-up takes `startup_s` on node a (8 cores), node b added
+// empty; at t = 600 both replicas use 3.8 cores: node a runs at 95 %, over the 90 % threshold.
+// Returns the actions the engine takes on node a's usage.
+std::vector<Action> OverloadNodeA(std::unique_ptr<Engine>& engine, int64_t startup_s) {
+  Service web = MakeService("web", 1000, kGi);
+  web.startup_s = startup_s;
+  engine = std::make_unique<Engine>(MakePolicy("archimedes"), EngineOptions{},
+                                    std::vector<Node>{MakeNode("a", 8000, 16 * kGi)},
+                                    std::vector<Service>{web});
+  engine->ScaleService(0, 2);
+  engine->Schedule();
+  const std::vector<Action> binds = OfKind(Take(*engine), ActionKind::kBind);
+  EXPECT_EQ(binds.size(), 2U);
+  engine->AddNode(MakeNode("b", 8000, 16 * kGi));
+  engine->AdvanceTo(600);
+  std::vector<UsageSample> samples;
+  for (const Action& bind : binds) {
+    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
+  }
+  engine->BeginUsageRound(samples);
+  engine->ObserveNodeUsage(0, samples);
+  return Take(*engine);
+}
+
 // A service alone over the CPU threshold is relieved make-before-break: the replacement starts
 // elsewhere, and the old replica (not yet serving: still starting) stops once the replacement is
 // up.
 TEST(EngineTest, MovesAReplicaOffAnOverloadedNodeMakeBeforeBreak) {
-  Service web = MakeService("web", 1000, kGi);
-  web.startup_s = 900;
-  web.replicas = 2;
-  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
-  engine.ScaleService(0, 2);
-  engine.Schedule();
-  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
-  ASSERT_EQ(binds.size(), 2U);
-  const NodeId b = engine.AddNode(MakeNode("b", 8000, 16 * kGi));
-  engine.AdvanceTo(600);
-  // Both replicas use 3.8 cores: node a runs at 95 %, over the 90 % threshold.
-  std::vector<UsageSample> samples;
-  for (const Action& bind : binds) {
-    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
-  }
-  engine.BeginUsageRound(samples);
-  engine.ObserveNodeUsage(0, samples);
-  const std::vector<Action> moves = OfKind(Take(engine), ActionKind::kMigrate);
+  std::unique_ptr<Engine> engine;
+  const std::vector<Action> moves = OfKind(OverloadNodeA(engine, 900), ActionKind::kMigrate);
   ASSERT_EQ(moves.size(), 1U);
-  EXPECT_EQ(moves[0].node, b);
+  EXPECT_EQ(moves[0].node, 1);
   EXPECT_EQ(moves[0].trigger, MigrationTrigger::kOverloadBeyondBatch);
   const ContainerId old = moves[0].replaced;
-  engine.ObserveNodeUsage(b, {});
-  engine.EndUsageRound();
-  Take(engine);
+  engine->ObserveNodeUsage(1, {});
+  engine->EndUsageRound();
+  Take(*engine);
   // The old replica serves until the replacement reports it is up.
-  EXPECT_TRUE(engine.cluster().alive(old));
-  EXPECT_EQ(engine.cluster().container(old).node, 0);
-  engine.AdvanceTo(610);
-  engine.ContainerStarted(moves[0].container);
-  const std::vector<Action> stops = OfKind(Take(engine), ActionKind::kStop);
+  EXPECT_TRUE(engine->cluster().alive(old));
+  EXPECT_EQ(engine->cluster().container(old).node, 0);
+  engine->AdvanceTo(610);
+  engine->ContainerStarted(moves[0].container);
+  const std::vector<Action> stops = OfKind(Take(*engine), ActionKind::kStop);
   ASSERT_EQ(stops.size(), 1U);
   EXPECT_EQ(stops[0].container, old);
-  EXPECT_FALSE(engine.cluster().alive(old));
-  EXPECT_EQ(engine.service_status(0).replicas.size(), 2U);
+  EXPECT_FALSE(engine->cluster().alive(old));
+  EXPECT_EQ(engine->service_status(0).replicas.size(), 2U);
 }
 
 // Without a report, a replacement is taken as ready once its service's start-up time has passed.
 TEST(EngineTest, AMoveFinishesAfterTheStartUpTimeWithoutAReport) {
-  Service web = MakeService("web", 1000, kGi);
-  web.startup_s = 900;
-  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
-  engine.ScaleService(0, 2);
-  engine.Schedule();
-  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
-  engine.AddNode(MakeNode("b", 8000, 16 * kGi));
-  engine.AdvanceTo(600);
-  std::vector<UsageSample> samples;
-  for (const Action& bind : binds) {
-    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
-  }
-  engine.BeginUsageRound(samples);
-  engine.ObserveNodeUsage(0, samples);
-  engine.EndUsageRound();
-  ASSERT_EQ(OfKind(Take(engine), ActionKind::kMigrate).size(), 1U);
-  engine.AdvanceTo(1499);
-  EXPECT_TRUE(engine.actions().empty());
-  engine.AdvanceTo(1500);
-  EXPECT_EQ(OfKind(Take(engine), ActionKind::kStop).size(), 1U);
+  std::unique_ptr<Engine> engine;
+  ASSERT_EQ(OfKind(OverloadNodeA(engine, 900), ActionKind::kMigrate).size(), 1U);
+  engine->EndUsageRound();
+  Take(*engine);
+  engine->AdvanceTo(1499);
+  EXPECT_TRUE(engine->actions().empty());
+  engine->AdvanceTo(1500);
+  EXPECT_EQ(OfKind(Take(*engine), ActionKind::kStop).size(), 1U);
 }
 
 // A replica that serves from a node over its threshold serves nobody while it waits for its
 // replacement: once the service can spare it, it stops at once.
 TEST(EngineTest, AServingMoverOnAHotNodeStopsAtOnce) {
-  Service web = MakeService("web", 1000, kGi);
-  web.startup_s = 90;
-  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
-  engine.ScaleService(0, 2);
-  engine.Schedule();
-  const std::vector<Action> binds = OfKind(Take(engine), ActionKind::kBind);
-  engine.AddNode(MakeNode("b", 8000, 16 * kGi));
-  engine.AdvanceTo(600);
-  std::vector<UsageSample> samples;
-  for (const Action& bind : binds) {
-    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
-  }
-  engine.BeginUsageRound(samples);
-  engine.ObserveNodeUsage(0, samples);
-  const std::vector<Action> actions = Take(engine);
+  std::unique_ptr<Engine> engine;
+  const std::vector<Action> actions = OverloadNodeA(engine, 90);
   const std::vector<Action> moves = OfKind(actions, ActionKind::kMigrate);
   ASSERT_EQ(moves.size(), 1U);
   const std::vector<Action> stops = OfKind(actions, ActionKind::kStop);

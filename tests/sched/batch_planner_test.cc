@@ -518,6 +518,28 @@ TEST(BatchPlannerTest, ATaskStartedOutsideThePlanKeepsItsRoomFromPlanAdditional)
   EXPECT_EQ(planner.placements()[0].start_bin, 2);  // when the other task ends
 }
 
+// A started task that ends gives its room back at once, to the unit, in the bins it held; a new
+// job then starts now instead of after the task's estimated end.
+TEST(BatchPlannerTest, ATaskThatEndsGivesItsRoomBackAtOnce) {
+  Instance inst;
+  inst.AddNode(16'000, 64 * kGi, std::vector<float>(inst.bins, 4'000), 0);  // 10.4 cores free
+  inst.running = {{.node = 0, .requests = Resources::Of(8000, kGi), .end_time = 2 * kBin}};
+  BatchPlanner planner(inst.Options());
+  planner.Replan(inst.Input());
+  EXPECT_EQ(planner.Free(0, Dim::kCpu, 1), Reclaimable(inst, 0, 0, 1) - 8000);
+  planner.AddRunning({.node = 0, .requests = Resources::Of(1000, kGi), .end_time = kBin});
+  planner.RemoveRunning(inst.running[0]);
+  EXPECT_EQ(planner.Free(0, Dim::kCpu, 0), Reclaimable(inst, 0, 0, 0) - 1000);
+  EXPECT_EQ(planner.Free(0, Dim::kCpu, 1), Reclaimable(inst, 0, 0, 1));
+  EXPECT_EQ(planner.Free(0, Dim::kMemory, 0), Reclaimable(inst, 0, 1, 0) - kGi);
+  PendingJob job{.type = JobType::kOffline,
+                 .task_requests = Resources::Of(8000, kGi),
+                 .delay_tolerance_s = kBin,
+                 .duration_estimate_s = kBin};
+  planner.PlanAdditional(60, std::span<const PendingJob>(&job, 1));
+  ASSERT_EQ(planner.start_now().size(), 1u);
+}
+
 TEST(BatchPlannerTest, BinsOfThePeriodicProfileFollowTheClock) {
   Instance inst;
   std::vector<float> curve(inst.bins, 0.0f);
