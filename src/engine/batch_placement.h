@@ -35,7 +35,7 @@ class BatchPlacement {
   // An upper bound of the room a task could find on node `n`.
   virtual Resources TaskRoom(const EngineCore& core, NodeId n) const = 0;
   // Whether a task of `job` is placed greedily by the queue (else only by the plan, or where
-  // capacity was just freed).
+  // capacity was just freed). Asked once, when the job is submitted.
   virtual bool Greedy(const BatchJob& job) const { return true; }
   // Whether a cycle is due although nothing changed (a re-plan).
   virtual bool Due(const EngineCore& core) const { return false; }

@@ -40,9 +40,8 @@ void BatchQueue::Place(EngineCore& core) {
       core.ExpireJob(j);
       // Tasks the strategy does not place greedily start between its plans only where capacity
       // has just been freed, not to leave it idle.
-      const bool greedy = batch.Greedy(core.job(j));
       const Resources& shape = core.job(j).task_requests;
-      bool may_fit = greedy && (!run.parked || unpark_all);
+      bool may_fit = run.greedy && (!run.parked || unpark_all);
       if (!may_fit) {
         may_fit = true;
         for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];

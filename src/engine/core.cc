@@ -348,14 +348,6 @@ void EngineCore::Enqueue(int32_t j) {
   job_queue_[jobs_[j].priority].push_back(j);
 }
 
-void EngineCore::ExpireJob(int32_t j) {
-  JobRun& run = job_runs_[j];
-  if (run.pending > 0 && now_ >= run.give_up_at) {
-    run.failed += run.pending;
-    run.pending = 0;
-  }
-}
-
 void EngineCore::ReportLate(int32_t j, int tasks, int64_t expected_start) {
   Emit(Action{
       .kind = ActionKind::kReportLate, .job = j, .tasks = tasks, .expected_start = expected_start});

@@ -66,6 +66,8 @@ struct JobRun {
   // change).
   bool parked = false;
   bool rejected = false;
+  // Placed greedily by the batch queue (BatchPlacement::Greedy, asked once at submission).
+  bool greedy = true;
   int64_t give_up_at = 0;
 };
 
@@ -152,8 +154,15 @@ class EngineCore {
   // Service `s` runs one replica more until `warned` ends (a health scale-out).
   void ScaleOut(int32_t s, ContainerId warned);
   void Enqueue(int32_t j);
-  // The job's give-up time has come: its unstarted tasks fail.
-  void ExpireJob(int32_t j);
+  // The job's give-up time has come: its unstarted tasks fail. (Inline: the batch queue asks for
+  // every queued job in every cycle.)
+  void ExpireJob(int32_t j) {
+    JobRun& run = job_runs_[j];
+    if (run.pending > 0 && now_ >= run.give_up_at) {
+      run.failed += run.pending;
+      run.pending = 0;
+    }
+  }
   void ReportLate(int32_t j, int tasks, int64_t expected_start);
   void Throttle(NodeId n, const BatchLimits& limits);
   void Emit(Action action) { actions_.push_back(std::move(action)); }

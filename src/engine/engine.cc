@@ -154,6 +154,7 @@ int32_t EngineCore::SubmitJob(const BatchJob& job, int64_t give_up_at) {
   jobs_.push_back(job);
   JobRun& run = job_runs_.emplace_back();
   run.give_up_at = give_up_at;
+  run.greedy = batch_->Greedy(job);
   run.pending = job.tasks;
   run.unplanned = job.tasks;
   Enqueue(j);

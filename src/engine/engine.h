@@ -17,9 +17,10 @@
 //    carries them out in that order and clears them. Ids in actions (containers, nodes, services,
 //    jobs) are the engine's: a container id is valid until an action or event ends the container,
 //    and may then be reused.
-//  - Usage comes in rounds: BeginUsageRound with every container's usage now, then one
-//    ObserveNodeUsage per ready node (the engine relieves that node at once), then EndUsageRound
-//    (health actions). Decisions of a round read the usage of this round only.
+//  - Usage comes in rounds: BeginUsageRound with every service replica's usage now (where a
+//    replica may move, targets are judged by it), then one ObserveNodeUsage per ready node with
+//    all its containers (the engine relieves that node at once), then EndUsageRound (health
+//    actions). Decisions of a round read the usage of this round only.
 //  - Bad events (an unknown id, an impossible job) throw std::invalid_argument naming the input,
 //    or, for jobs, are rejected with a kReject action; nothing already accepted is lost.
 //  - Not thread-safe: one driver thread. Deterministic: the same events give the same actions.

@@ -84,7 +84,7 @@ class Simulation {
   // Container `id`'s usage now, computed once per tick.
   const Usage& UsageNow(const Container& c, ContainerId id);
   void Forget(ContainerId id);
-  UsageSample Sample(ContainerId id, const Usage& usage) const;
+  UsageSample Sample(const Container& c, ContainerId id, const Usage& usage) const;
 
   const Scenario& scenario_;
   const Workload& workload_;
@@ -300,9 +300,8 @@ const Usage& Simulation::UsageNow(const Container& c, ContainerId id) {
   return usage_[id];
 }
 
-UsageSample Simulation::Sample(ContainerId id, const Usage& usage) const {
+UsageSample Simulation::Sample(const Container& c, ContainerId id, const Usage& usage) const {
   UsageSample sample{.container = id, .usage = usage};
-  const Container& c = engine_.cluster().container(id);
   if (c.kind == OwnerKind::kTask) {
     sample.work_done_s = WorkDone(id);
     sample.work_total_s = workload_.jobs[c.owner].duration_s;
@@ -320,12 +319,14 @@ void Simulation::OomKill(ContainerId id) {
 
 void Simulation::UsageTick() {
   const ClusterState& state = engine_.cluster();
-  // The fleet's usage now: every decision of the engine's round reads this round's usage.
+  // The services' usage now, fleet-wide: where the engine may move a replica in this round, it
+  // judges the targets by it.
   samples_.clear();
   for (NodeId n = 0; n < state.num_nodes(); ++n) {
     if (!state.ready(n)) continue;
     for (ContainerId id : state.containers_on(n)) {
-      samples_.push_back(Sample(id, UsageNow(state.container(id), id)));
+      const Container& c = state.container(id);
+      if (c.kind == OwnerKind::kService) samples_.push_back({id, UsageNow(c, id)});
     }
   }
   engine_.BeginUsageRound(samples_);
@@ -374,7 +375,7 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     return true;
   });
   samples_.clear();
-  for (const auto& [id, u] : node_containers_) samples_.push_back(Sample(id, u));
+  for (const auto& [id, u] : node_containers_) samples_.push_back(Sample(state.container(id), id, u));
   engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();
   Usage service_usage{}, batch_usage{};
