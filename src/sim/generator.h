@@ -13,14 +13,15 @@
 // (1 + burst_probability × (burst_factor − 1)). docs/generator.md documents every parameter.
 //
 // The result is a pure function of the parameters: the same parameters (seed included) give the
-// identical scenario on every platform, because all randomness comes from std::mt19937_64 through
-// this module's own distribution code. The fleet, the services and the batch stream draw from
-// separate streams of the seed, so changing a batch parameter leaves the fleet and services alone.
+// identical scenario on every platform, because all randomness comes from model/random.h. The
+// fleet, the services and the batch stream draw from separate streams of the seed, so changing a
+// batch parameter leaves the fleet and services alone.
 //
 // A service's family is the prefix of its name and app ("daytime-0017"); ServiceFamilyOf()
 // recovers it. Every replica's requests fit the allocatable of at least one node of the fleet.
 // A service's per-replica request in each dimension is between request_ratio_min and
-// request_ratio_max times the p99 (nearest rank over the pattern's 288 bins) of its usage pattern.
+// request_ratio_max times the p99 (model/quantile.h: nearest rank over the pattern's 288 bins) of
+// its usage pattern.
 #ifndef ARCHIMEDES_SIM_GENERATOR_H_
 #define ARCHIMEDES_SIM_GENERATOR_H_
 
