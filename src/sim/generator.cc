@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 
+#include "model/duration.h"
 #include "model/quantile.h"
 #include "model/quantity.h"
 #include "model/random.h"
@@ -75,16 +76,16 @@ std::string FormatDouble(double v) {
   return std::string(buf, end);
 }
 
-// Seconds as "90", "90s", "15m", "2h" or "1d".
+// Whole seconds ("90") or a duration ("15m", "1h30m").
 int64_t ParseSeconds(std::string_view key, std::string_view text) {
-  constexpr std::pair<char, int64_t> kSuffixes[] = {
-      {'s', 1}, {'m', 60}, {'h', 3600}, {'d', kSecondsPerDay}};
-  for (const auto& [suffix, multiplier] : kSuffixes) {
-    if (text.ends_with(suffix)) {
-      return ParseNumber<int64_t>(key, text.substr(0, text.size() - 1)) * multiplier;
-    }
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') {
+    return ParseNumber<int64_t>(key, text);
   }
-  return ParseNumber<int64_t>(key, text);
+  try {
+    return ParseDuration(text);
+  } catch (const DurationError& e) {
+    BadValue(key, text, e.what());
+  }
 }
 
 struct Param {

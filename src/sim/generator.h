@@ -228,7 +228,8 @@ struct ParamInfo {
 std::vector<ParamInfo> DescribeGeneratorParams(const GeneratorParams& params);
 
 // Sets one parameter from text. Integers and shares are plain numbers; CPU takes Kubernetes CPU
-// quantities ("500m", "2"), bytes and bytes/s take Kubernetes quantities ("4Gi"). Throws
+// quantities ("500m", "2"), bytes and bytes/s take Kubernetes quantities ("4Gi"), seconds take
+// whole seconds ("90") or a duration ("15m", "1h30m"; model/duration.h). Throws
 // std::invalid_argument naming the key when it is unknown or the value does not parse or is out of
 // the parameter's range.
 void SetGeneratorParam(GeneratorParams& params, std::string_view key, std::string_view value);
