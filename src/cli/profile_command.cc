@@ -3,9 +3,7 @@
 // health warnings; --out writes the profiles for `archimedes simulate --profiles`.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,21 +11,18 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "model/quantity.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
-#include "trace/alibaba_2018.h"
-#include "trace/csv_reader.h"
-#include "trace/datacenter_aggregates.h"
-#include "trace/google_2019.h"
 #include "trace/native_format.h"
+#include "trace/profile_file.h"
+#include "trace/requests_csv.h"
+#include "trace/trace_error.h"
 #include "trace/usage_history.h"
 #include "trace/usage_series.h"
+#include "trace/usage_trace.h"
 
 namespace archimedes::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct ProfileArgs {
   std::vector<std::string> histories;
@@ -69,81 +64,6 @@ bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
     }
   }
   return normalized;
-}
-
-// "google2019:DIR", "alibaba2018:FILE", "aggregates:DIR", or a path whose kind is recognised: a
-// folder of Google replica CSVs (or of such folders), machine_usage.csv, or the
-// datacenter-aggregates folder.
-bool ReadTrace(const std::string& spec, Profiler& profiler) {
-  std::string kind, path = spec;
-  if (size_t colon = spec.find(':'); colon != std::string::npos && !fs::exists(spec)) {
-    kind = spec.substr(0, colon);
-    path = spec.substr(colon + 1);
-  }
-  if (kind.empty()) {
-    if (fs::is_regular_file(path) && fs::path(path).filename() == "machine_usage.csv") {
-      kind = "alibaba2018";
-    } else if (fs::is_directory(path) && fs::exists(fs::path(path) / "machine_usage.csv")) {
-      kind = "alibaba2018";
-      path = (fs::path(path) / "machine_usage.csv").string();
-    } else if (fs::is_directory(fs::path(path) / "azure_v2")) {
-      kind = "aggregates";
-    } else if (fs::is_directory(path)) {
-      kind = "google2019";
-    }
-  }
-  if (kind == "aggregates") {
-    // Whole-datacentre load shapes: each provider's fleet average profiled as one application.
-    const fs::path dir(path);
-    return AddSeries({ReadAlibaba2018Aggregate((dir / "alibaba2018").string()),
-                      ReadGoogle2019Aggregate((dir / "google2019").string()),
-                      ReadAzure2019Aggregate((dir / "azure_v2").string())},
-                     profiler);
-  }
-  if (kind == "alibaba2018") return AddSeries(ReadAlibaba2018Usage(path), profiler);
-  if (kind == "google2019") {
-    if (!fs::is_directory(path)) throw TraceError(path, 0, "google2019 needs a folder");
-    std::vector<std::string> jobs;
-    for (const fs::directory_entry& e : fs::directory_iterator(path)) {
-      if (e.is_directory()) jobs.push_back(e.path().string());
-    }
-    std::sort(jobs.begin(), jobs.end());
-    if (jobs.empty()) jobs.push_back(path);
-    bool normalized = false;
-    for (const std::string& job : jobs) normalized |= AddSeries(ReadGoogle2019Job(job), profiler);
-    return normalized;
-  }
-  throw TraceError(spec, 0,
-                   "unknown usage trace; use google2019:DIR (a job folder of "
-                   "google-v2019-instance-usage, or the folder of jobs) or "
-                   "alibaba2018:FILE (alibaba-v2018/machine_usage.csv) or aggregates:DIR "
-                   "(datacenter-aggregates)");
-}
-
-// app,cpu,memory,disk,network[,replicas] with Kubernetes quantities, per replica.
-void ReadRequests(const std::string& path, Profiler& profiler) {
-  CsvReader csv(path);
-  if (!csv.Next())
-    csv.Fail("empty file; expected the header app,cpu,memory,disk,network[,replicas]");
-  const bool with_replicas = csv.size() == 6;
-  if (csv.size() < 5 || csv.size() > 6 || csv.field(0) != "app" || csv.field(1) != "cpu") {
-    csv.Fail("expected the header app,cpu,memory,disk,network[,replicas]");
-  }
-  static constexpr std::array<const char*, 4> kColumns = {"cpu", "memory", "disk", "network"};
-  while (csv.Next()) {
-    csv.ExpectFields(with_replicas ? 6 : 5);
-    std::array<double, kNumDims> request{};
-    for (int d = 0; d < 4; ++d) {
-      std::string_view text = csv.field(1 + d);
-      try {
-        request[d] = static_cast<double>(d == 0 ? ParseMilli(text) : ParseUnits(text));
-      } catch (const QuantityError& e) {
-        csv.Fail(std::string("column ") + kColumns[d] + ": " + e.what());
-      }
-    }
-    int replicas = with_replicas ? static_cast<int>(csv.Int(5, "replicas")) : 0;
-    profiler.SetRequest(csv.field(0), request, replicas);
-  }
 }
 
 std::string Amount(Dim dim, double value, bool normalized) {
@@ -290,13 +210,21 @@ void Run(const ProfileArgs& args) {
   bool normalized = false;
   Profiler profiler(options);
   if (!args.scenario.empty()) profiler.SetRequests(ReadScenarioFile(args.scenario));
-  if (!args.requests.empty()) ReadRequests(args.requests, profiler);
+  if (!args.requests.empty()) {
+    for (const AppRequests& r : ReadRequestsFile(args.requests)) {
+      profiler.SetRequest(r.app, r.request, r.replicas);
+    }
+  }
   for (const std::string& h : args.histories) ReadHistory(h, profiler);
-  for (const std::string& t : args.traces) normalized |= ReadTrace(t, profiler);
+  for (const std::string& t : args.traces) {
+    ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
+      normalized |= AddSeries(series, profiler);
+    });
+  }
   ProfileSet set = profiler.Finish();
   set.normalized = normalized;
   Print(set, args, profiler);
-  if (!args.out.empty()) SaveProfiles(set, args.out);
+  if (!args.out.empty()) WriteProfilesFile(set, args.out);
   if (!args.json.empty()) WriteReport(set, args.json);
 }
 
