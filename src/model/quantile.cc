@@ -27,6 +27,13 @@ float Quantile(std::vector<float> values, double q) { return NearestRank(values,
 
 double Quantile(std::vector<double> values, double q) { return NearestRank(values, q); }
 
+float Median(std::span<float> values) {
+  if (values.empty()) return 0.0f;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 double WeightedQuantile(std::vector<std::pair<double, double>> samples, double q) {
   if (samples.empty()) return 0;
   std::sort(samples.begin(), samples.end());

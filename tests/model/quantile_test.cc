@@ -66,5 +66,16 @@ TEST(QuantileTest, WeightsCountAsRepeatedValues) {
   EXPECT_EQ(WeightedQuantile({{5.0, 0.0}, {1.0, 2.0}}, 1.0), 1.0);  // weightless reaches nothing
 }
 
+TEST(QuantileTest, MedianIsTheMiddleOrTheUpperOfTwoMiddles) {
+  std::vector<float> odd = {5, 1, 4, 2, 3};
+  EXPECT_EQ(Median(odd), 3.0f);
+  std::vector<float> even = {4, 1, 3, 2};
+  EXPECT_EQ(Median(even), 3.0f);
+  EXPECT_EQ(Quantile(std::vector<float>{4, 1, 3, 2}, 0.5), 2.0f) << "the lower middle";
+  EXPECT_EQ(even[2], 3.0f) << "reordered in place around the median";
+  std::vector<float> none;
+  EXPECT_EQ(Median(none), 0.0f);
+}
+
 }  // namespace
 }  // namespace archimedes
