@@ -34,7 +34,7 @@ TEST(DurationTest, ParsesEveryUnitAndTheirSums) {
 }
 
 TEST(DurationTest, FormatsLargestUnitsFirst) {
-  EXPECT_EQ(FormatDuration(2 * 86400), "2d");
+  EXPECT_EQ(FormatDuration(int64_t{2} * 86400), "2d");
   EXPECT_EQ(FormatDuration(5400), "1h30m");
   EXPECT_EQ(FormatDuration(61), "1m1s");
   EXPECT_EQ(FormatDuration(90061), "1d1h1m1s");

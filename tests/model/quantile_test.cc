@@ -52,6 +52,7 @@ TEST(QuantileTest, UnitWeightsGiveTheUnweightedQuantile) {
   std::vector<double> values(97);
   for (double& v : values) v = std::round(random.Uniform(0, 20));  // with ties
   std::vector<std::pair<double, double>> samples;
+  samples.reserve(values.size());
   for (double v : values) samples.push_back({v, 1.0});
   for (double q : {0.0, 0.1, 0.5, 0.73, 0.99, 1.0}) {
     EXPECT_EQ(WeightedQuantile(samples, q), Quantile(values, q)) << q;

@@ -111,7 +111,7 @@ TEST(JsonReaderTest, StringMapsHoldOnlyStrings) {
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/json_reader_test_" + name;
+  std::string path = ::testing::TempDir() + "/json_reader_test_" + name;
   std::ofstream(path) << text;
   return path;
 }
