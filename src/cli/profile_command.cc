@@ -3,9 +3,7 @@
 // health warnings; --out writes the profiles for `archimedes simulate --profiles`.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,21 +11,19 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "model/quantity.h"
+#include "model/text_table.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
-#include "trace/alibaba_2018.h"
-#include "trace/csv_reader.h"
-#include "trace/datacenter_aggregates.h"
-#include "trace/google_2019.h"
 #include "trace/native_format.h"
+#include "trace/profile_file.h"
+#include "trace/requests_csv.h"
+#include "trace/trace_error.h"
 #include "trace/usage_history.h"
 #include "trace/usage_series.h"
+#include "trace/usage_trace.h"
 
 namespace archimedes::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct ProfileArgs {
   std::vector<std::string> histories;
@@ -71,81 +67,6 @@ bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
   return normalized;
 }
 
-// "google2019:DIR", "alibaba2018:FILE", "aggregates:DIR", or a path whose kind is recognised: a
-// folder of Google replica CSVs (or of such folders), machine_usage.csv, or the
-// datacenter-aggregates folder.
-bool ReadTrace(const std::string& spec, Profiler& profiler) {
-  std::string kind, path = spec;
-  if (size_t colon = spec.find(':'); colon != std::string::npos && !fs::exists(spec)) {
-    kind = spec.substr(0, colon);
-    path = spec.substr(colon + 1);
-  }
-  if (kind.empty()) {
-    if (fs::is_regular_file(path) && fs::path(path).filename() == "machine_usage.csv") {
-      kind = "alibaba2018";
-    } else if (fs::is_directory(path) && fs::exists(fs::path(path) / "machine_usage.csv")) {
-      kind = "alibaba2018";
-      path = (fs::path(path) / "machine_usage.csv").string();
-    } else if (fs::is_directory(fs::path(path) / "azure_v2")) {
-      kind = "aggregates";
-    } else if (fs::is_directory(path)) {
-      kind = "google2019";
-    }
-  }
-  if (kind == "aggregates") {
-    // Whole-datacentre load shapes: each provider's fleet average profiled as one application.
-    const fs::path dir(path);
-    return AddSeries({ReadAlibaba2018Aggregate((dir / "alibaba2018").string()),
-                      ReadGoogle2019Aggregate((dir / "google2019").string()),
-                      ReadAzure2019Aggregate((dir / "azure_v2").string())},
-                     profiler);
-  }
-  if (kind == "alibaba2018") return AddSeries(ReadAlibaba2018Usage(path), profiler);
-  if (kind == "google2019") {
-    if (!fs::is_directory(path)) throw TraceError(path, 0, "google2019 needs a folder");
-    std::vector<std::string> jobs;
-    for (const fs::directory_entry& e : fs::directory_iterator(path)) {
-      if (e.is_directory()) jobs.push_back(e.path().string());
-    }
-    std::sort(jobs.begin(), jobs.end());
-    if (jobs.empty()) jobs.push_back(path);
-    bool normalized = false;
-    for (const std::string& job : jobs) normalized |= AddSeries(ReadGoogle2019Job(job), profiler);
-    return normalized;
-  }
-  throw TraceError(spec, 0,
-                   "unknown usage trace; use google2019:DIR (a job folder of "
-                   "google-v2019-instance-usage, or the folder of jobs) or "
-                   "alibaba2018:FILE (alibaba-v2018/machine_usage.csv) or aggregates:DIR "
-                   "(datacenter-aggregates)");
-}
-
-// app,cpu,memory,disk,network[,replicas] with Kubernetes quantities, per replica.
-void ReadRequests(const std::string& path, Profiler& profiler) {
-  CsvReader csv(path);
-  if (!csv.Next())
-    csv.Fail("empty file; expected the header app,cpu,memory,disk,network[,replicas]");
-  const bool with_replicas = csv.size() == 6;
-  if (csv.size() < 5 || csv.size() > 6 || csv.field(0) != "app" || csv.field(1) != "cpu") {
-    csv.Fail("expected the header app,cpu,memory,disk,network[,replicas]");
-  }
-  static constexpr std::array<const char*, 4> kColumns = {"cpu", "memory", "disk", "network"};
-  while (csv.Next()) {
-    csv.ExpectFields(with_replicas ? 6 : 5);
-    std::array<double, kNumDims> request{};
-    for (int d = 0; d < 4; ++d) {
-      std::string_view text = csv.field(1 + d);
-      try {
-        request[d] = static_cast<double>(d == 0 ? ParseMilli(text) : ParseUnits(text));
-      } catch (const QuantityError& e) {
-        csv.Fail(std::string("column ") + kColumns[d] + ": " + e.what());
-      }
-    }
-    int replicas = with_replicas ? static_cast<int>(csv.Int(5, "replicas")) : 0;
-    profiler.SetRequest(csv.field(0), request, replicas);
-  }
-}
-
 std::string Amount(Dim dim, double value, bool normalized) {
   char buffer[32];
   if (normalized) {
@@ -160,12 +81,18 @@ std::string Amount(Dim dim, double value, bool normalized) {
   return buffer;
 }
 
+using Align = TextTable::Align;
+
 void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profiler) {
   std::printf("profiled %d applications, %d containers, %lld samples%s\n",
               static_cast<int>(set.apps.size()), profiler.num_containers(),
               static_cast<long long>(profiler.samples()),
               set.normalized ? " (normalised units: shares as the trace gives them)" : "");
   std::printf("\nclasses (%s)\n", set.class_criterion.c_str());
+  TextTable classes({{.width = 2, .align = Align::kRight, .separator = "  "},
+                     {.width = 10, .align = Align::kRight, .separator = "  "},
+                     {.width = 48, .align = Align::kLeft, .separator = "  "},
+                     {.width = 0, .align = Align::kLeft, .separator = " e.g. "}});
   for (const ProfileClass& c : set.classes) {
     std::string examples;
     int shown = 0;
@@ -173,29 +100,42 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
       if (p.class_id != c.id || shown == 3) continue;
       examples += (shown++ ? ", " : "") + p.app;
     }
-    std::printf("  %2d  %5d apps  %-48s e.g. %s\n", c.id, c.members, c.description.c_str(),
-                examples.c_str());
+    classes.AddRow(
+        {std::to_string(c.id), std::to_string(c.members) + " apps", c.description, examples});
   }
-  std::printf("\ncomplementarity: peak reduction when co-located (mean over dims)\n      ");
-  for (const ProfileClass& c : set.classes) std::printf("%6d", c.id);
-  std::printf("\n");
+  std::fputs(classes.Format().c_str(), stdout);
+
+  std::printf("\ncomplementarity: peak reduction when co-located (mean over dims)\n");
+  std::vector<TextTable::Column> columns = {
+      {.width = 2, .align = Align::kRight, .separator = "  "},
+      {.width = 6, .align = Align::kRight, .separator = "  "}};
+  columns.resize(set.classes.size() + 1, {.width = 6, .align = Align::kRight});
+  TextTable matrix(std::move(columns));
+  std::vector<std::string> header = {""};
+  for (const ProfileClass& c : set.classes) header.push_back(std::to_string(c.id));
+  matrix.AddRow(std::move(header));
   for (const ProfileClass& a : set.classes) {
-    std::printf("  %2d  ", a.id);
+    std::vector<std::string> row = {std::to_string(a.id)};
     for (const ProfileClass& b : set.classes) {
       for (const ClassPair& p : set.complementarity) {
         if ((p.a == a.id && p.b == b.id) || (p.a == b.id && p.b == a.id)) {
-          std::printf("%5.0f%%", 100.0 * p.score);
+          row.push_back(Fixed(100.0 * p.score, 0) + "%");
         }
       }
     }
-    std::printf("\n");
+    matrix.AddRow(std::move(row));
   }
+  std::fputs(matrix.Format().c_str(), stdout);
+
   std::printf("\nplacement hints\n");
   if (set.hints.empty()) std::printf("  none\n");
+  TextTable hints({{.width = 13, .align = Align::kLeft, .separator = "  "},
+                   {.width = 0, .align = Align::kLeft, .separator = " "}});
   for (const PlacementHint& h : set.hints) {
-    std::printf("  %-13s %d + %d: %s\n", std::string(HintKindName(h.kind)).c_str(), h.a, h.b,
-                h.reason.c_str());
+    hints.AddRow({std::string(HintKindName(h.kind)),
+                  std::to_string(h.a) + " + " + std::to_string(h.b) + ": " + h.reason});
   }
+  std::fputs(hints.Format().c_str(), stdout);
 
   std::vector<const AppProfile*> sized;
   for (const AppProfile& p : set.apps) sized.push_back(&p);
@@ -207,19 +147,20 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
   std::printf(
       "\nright-sizing (per replica; p%g of a decaying histogram + margin, memory >= peak)\n",
       100 * 0.99);
+  TextTable sizes({{.width = 28, .align = Align::kLeft, .separator = "  "},
+                   {.width = 0, .align = Align::kLeft}});
   for (int i = 0; i < std::min<int>(args.top, static_cast<int>(sized.size())); ++i) {
     const AppProfile& p = *sized[i];
-    std::printf("  %-28s", p.app.c_str());
+    std::string amounts;
     for (Dim d : {Dim::kCpu, Dim::kMemory}) {
       int k = static_cast<int>(d);
-      std::printf("  %s %s", std::string(DimName(d)).c_str(),
-                  Amount(d, p.recommended[k], set.normalized).c_str());
-      if (p.has_request)
-        std::printf(" (request %s)", Amount(d, p.request[k], set.normalized).c_str());
+      amounts += "  " + std::string(DimName(d)) + " " + Amount(d, p.recommended[k], set.normalized);
+      if (p.has_request) amounts += " (request " + Amount(d, p.request[k], set.normalized) + ")";
     }
-    if (p.has_request) std::printf("  x%d replicas", p.replicas);
-    std::printf("\n");
+    if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
+    sizes.AddRow({p.app, amounts});
   }
+  std::fputs(sizes.Format().c_str(), stdout);
   bool any_request = std::any_of(set.apps.begin(), set.apps.end(),
                                  [](const AppProfile& p) { return p.has_request; });
   if (any_request) {
@@ -233,13 +174,16 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
   }
 
   std::printf("\nhealth warnings: %zu\n", set.warnings.size());
+  TextTable warnings({{.width = 9, .align = Align::kLeft, .separator = "  t="},
+                      {.width = 18, .align = Align::kLeft, .separator = " "},
+                      {.width = 0, .align = Align::kLeft, .separator = " "}});
   for (size_t i = 0; i < std::min<size_t>(set.warnings.size(), args.top); ++i) {
     const HealthWarning& w = set.warnings[i];
     std::string lead = w.lead_time_s < 0 ? "unknown" : std::to_string(w.lead_time_s / 3600) + "h";
-    std::printf("  t=%-9lld %-18s %s/%s: %s; lead time to limit %s\n",
-                static_cast<long long>(w.time), std::string(WarningKindName(w.kind)).c_str(),
-                w.app.c_str(), w.container.c_str(), w.detail.c_str(), lead.c_str());
+    warnings.AddRow({std::to_string(w.time), std::string(WarningKindName(w.kind)),
+                     w.app + "/" + w.container + ": " + w.detail + "; lead time to limit " + lead});
   }
+  std::fputs(warnings.Format().c_str(), stdout);
 }
 
 void WriteReport(const ProfileSet& set, const std::string& path) {
@@ -290,13 +234,21 @@ void Run(const ProfileArgs& args) {
   bool normalized = false;
   Profiler profiler(options);
   if (!args.scenario.empty()) profiler.SetRequests(ReadScenarioFile(args.scenario));
-  if (!args.requests.empty()) ReadRequests(args.requests, profiler);
+  if (!args.requests.empty()) {
+    for (const AppRequests& r : ReadRequestsFile(args.requests)) {
+      profiler.SetRequest(r.app, r.request, r.replicas);
+    }
+  }
   for (const std::string& h : args.histories) ReadHistory(h, profiler);
-  for (const std::string& t : args.traces) normalized |= ReadTrace(t, profiler);
+  for (const std::string& t : args.traces) {
+    ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
+      normalized |= AddSeries(series, profiler);
+    });
+  }
   ProfileSet set = profiler.Finish();
   set.normalized = normalized;
   Print(set, args, profiler);
-  if (!args.out.empty()) SaveProfiles(set, args.out);
+  if (!args.out.empty()) WriteProfilesFile(set, args.out);
   if (!args.json.empty()) WriteReport(set, args.json);
 }
 

@@ -20,7 +20,8 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
-#include "trace/native_format.h"
+#include "model/duration.h"
+#include "trace/profile_file.h"
 
 namespace archimedes::cli {
 namespace {
@@ -122,7 +123,7 @@ int Run(const SimulateArgs& args) {
     recorder = std::make_unique<UsageHistoryWriter>(args.record_usage_path);
   }
   std::optional<ProfileSet> profiles;
-  if (!args.profiles_path.empty()) profiles = LoadProfiles(args.profiles_path);
+  if (!args.profiles_path.empty()) profiles = ReadProfilesFile(args.profiles_path);
   // Every policy's placement is judged by the profiles archimedes places by (sim/peak_load.h):
   // --profiles, or those it would learn from the warm-up day, learned here once for all runs.
   if (!profiles) profiles = LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed);

@@ -6,8 +6,9 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <random>
 #include <stdexcept>
+
+#include "model/random.h"
 
 namespace archimedes {
 
@@ -22,18 +23,13 @@ double Distance2(const float* a, const float* b, int dims) {
   return sum;
 }
 
-double Uniform(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0);
-}
-
 // k-means++: the first centre uniformly, each next one with probability ∝ squared distance to the
 // nearest centre chosen so far.
-std::vector<float> SeedCentroids(std::span<const float> points, int dims, int k,
-                                 std::mt19937_64& rng) {
+std::vector<float> SeedCentroids(std::span<const float> points, int dims, int k, Random& rng) {
   const int n = static_cast<int>(points.size() / dims);
   std::vector<float> centroids;
   centroids.reserve(static_cast<size_t>(k) * dims);
-  int first = static_cast<int>(Uniform(rng) * n);
+  int first = static_cast<int>(rng.Uniform() * n);
   centroids.insert(centroids.end(), points.begin() + static_cast<size_t>(first) * dims,
                    points.begin() + static_cast<size_t>(first + 1) * dims);
   std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
@@ -47,7 +43,7 @@ std::vector<float> SeedCentroids(std::span<const float> points, int dims, int k,
     }
     int chosen = n - 1;
     if (total > 0.0) {
-      double target = Uniform(rng) * total;
+      double target = rng.Uniform() * total;
       for (int i = 0; i < n; ++i) {
         target -= nearest[i];
         if (target < 0.0) {
@@ -56,7 +52,7 @@ std::vector<float> SeedCentroids(std::span<const float> points, int dims, int k,
         }
       }
     } else {
-      chosen = static_cast<int>(Uniform(rng) * n);
+      chosen = static_cast<int>(rng.Uniform() * n);
     }
     centroids.insert(centroids.end(), points.begin() + static_cast<size_t>(chosen) * dims,
                      points.begin() + static_cast<size_t>(chosen + 1) * dims);
@@ -123,7 +119,7 @@ Clustering KMeans(std::span<const float> points, int dims, int k, uint64_t seed,
     throw std::invalid_argument("k-means needs 1 <= k <= points, got k=" + std::to_string(k) +
                                 " for " + std::to_string(n) + " points");
   }
-  std::mt19937_64 rng(seed);
+  Random rng(seed);
   Clustering best;
   best.inertia = std::numeric_limits<double>::infinity();
   for (int r = 0; r < std::max(1, restarts); ++r) {
@@ -139,9 +135,9 @@ double Silhouette(std::span<const float> points, int dims, std::span<const int> 
   std::vector<int> sample(n);
   std::iota(sample.begin(), sample.end(), 0);
   if (n > max_points) {
-    std::mt19937_64 rng(seed);
+    Random rng(seed);
     for (int i = 0; i < max_points; ++i) {
-      int j = i + static_cast<int>(Uniform(rng) * (n - i));
+      int j = i + static_cast<int>(rng.Uniform() * (n - i));
       std::swap(sample[i], sample[j]);
     }
     sample.resize(max_points);

@@ -2,7 +2,8 @@
 //
 // Points are rows of a row-major n × dims float matrix. KMeans is Lloyd's algorithm with k-means++
 // seeding, restarted a few times (the lowest within-cluster sum of squares wins); everything is
-// drawn from std::mt19937_64 seeded with `seed`, so a seed gives the same labels on every run.
+// drawn from a Random (model/random.h) seeded with `seed`, so a seed gives the same labels on every
+// run.
 //
 // ChooseClusters tries k = 2 … max_k and keeps the k with the highest mean silhouette (computed on
 // at most `silhouette_sample` points, drawn deterministically, to stay O(sample² · dims)). When

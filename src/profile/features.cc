@@ -5,6 +5,8 @@
 #include <numbers>
 #include <vector>
 
+#include "model/quantile.h"
+
 namespace archimedes {
 
 namespace {
@@ -70,9 +72,7 @@ std::array<float, kProfileDims> MedianLevels(std::span<const AppFeatures* const>
       if (f->level[d] > 0.0f) levels.push_back(f->level[d]);
     }
     if (levels.empty()) continue;
-    auto middle = levels.begin() + static_cast<std::ptrdiff_t>(levels.size() / 2);
-    std::nth_element(levels.begin(), middle, levels.end());
-    medians[d] = *middle;
+    medians[d] = Median(levels);
   }
   return medians;
 }

@@ -7,8 +7,7 @@
 // bytes/s) for the native history, or shares when `normalized` is set (real traces that only
 // publish normalised usage are profiled in their own units). GPU is not profiled; its curves are 0.
 //
-// LoadProfiles / SaveProfiles read and write the JSON schema of docs/profiles.md; errors are
-// TraceError naming the file and the problem.
+// trace/profile_file.h reads and writes a ProfileSet as the JSON file of docs/profiles.md.
 #ifndef ARCHIMEDES_PROFILE_PROFILE_H_
 #define ARCHIMEDES_PROFILE_PROFILE_H_
 
@@ -127,9 +126,6 @@ struct ProfileSet {
   const AppProfile* Find(std::string_view app) const;
   const ProfileClass* FindClass(int id) const;
 };
-
-ProfileSet LoadProfiles(const std::string& path);
-void SaveProfiles(const ProfileSet& profiles, const std::string& path);
 
 }  // namespace archimedes
 

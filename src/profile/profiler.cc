@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/quantile.h"
 #include "profile/clustering.h"
 #include "profile/complementarity.h"
 #include "profile/features.h"
@@ -21,12 +22,6 @@ constexpr double kOutlierDayRatio = 0.25;
 constexpr double kOutlierDaySigmas = 4.0;
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
-
-float Median(std::vector<float>& values) {
-  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
 
 // Fills bins without data (NaN) by linear interpolation between their nearest neighbours with data
 // on the daily circle; all zero when no bin has data.

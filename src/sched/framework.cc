@@ -131,7 +131,7 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
       ties = 1;
     } else if (score == best_score) {
       ++ties;
-      if (rng_() % ties == 0) best = node;
+      if (rng_.Next() % ties == 0) best = node;
     }
   }
   return best;

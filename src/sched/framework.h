@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/cluster_state.h"
+#include "model/random.h"
 #include "model/resources.h"
 #include "model/workload.h"
 
@@ -155,7 +155,7 @@ class Scheduler {
   std::array<bool, kNumDims> guaranteed_{};  // by some filter (FilterPlugin::guaranteed_dims)
   std::vector<NodeId> feasible_;             // reused between calls
   int next_start_ = 0;
-  std::mt19937_64 rng_;
+  Random rng_;
 };
 
 }  // namespace archimedes

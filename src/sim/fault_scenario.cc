@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <map>
-#include <numbers>
-#include <random>
 #include <set>
 #include <stdexcept>
 
-#include "trace/native_format.h"
-#include "trace/trace_error.h"
+#include "model/duration.h"
+#include "model/random.h"
+#include "trace/json_reader.h"
 
 namespace archimedes {
 namespace {
@@ -23,141 +20,65 @@ std::string FormatTime(int64_t seconds) {
   return seconds == kForever ? "forever" : FormatDuration(seconds);
 }
 
-// Reads one fault object; `fail` throws with the file and fault index prefixed.
-class FaultReader {
- public:
-  FaultReader(const json& object, const std::set<std::string>& nodes,
-              const std::set<std::string>& pods, std::string where)
-      : object_(object), nodes_(nodes), pods_(pods), where_(std::move(where)) {}
+// Fails if the fault names `key`, which its kind does not take.
+void Forbid(JsonObject& o, const std::string& key, std::string_view kind) {
+  if (std::optional<JsonValue> v = o.Find(key)) {
+    v->Fail("a " + std::string(kind) + " fault takes no " + key);
+  }
+}
 
-  Fault Read() const {
-    if (!object_.is_object()) Fail("expected an object, got " + std::string(object_.type_name()));
-    static const std::set<std::string> kKnownKeys = {"kind", "at",   "duration", "node",
-                                                     "pod",  "link", "period",   "down"};
-    for (const auto& [key, value] : object_.items()) {
-      if (!kKnownKeys.count(key)) Fail("unknown field " + Quoted(key));
+Fault ReadFault(const JsonValue& v, const std::set<std::string>& nodes,
+                const std::set<std::string>& pods) {
+  JsonObject o(v);
+  Fault f;
+  const JsonValue kind = o.Require("kind");
+  std::optional<FaultKind> parsed = ParseFaultKind(kind.String());
+  if (!parsed) {
+    kind.Fail("unknown kind " + Quoted(kind.String()) +
+              "; expected crash, api-cut, pod-cut, pod-isolated or flap");
+  }
+  f.kind = *parsed;
+  const std::string_view kind_name = FaultKindName(f.kind);
+  f.at = o.Require("at").Duration(0);
+  if (std::optional<JsonValue> duration = o.Find("duration")) f.duration = duration->Duration(1);
+  if (f.kind == FaultKind::kFlap) {
+    const JsonValue link = o.Require("link");
+    std::optional<FlapLink> l = ParseFlapLink(link.String());
+    if (!l) link.Fail("unknown link " + Quoted(link.String()) + "; expected api, pod or node");
+    f.link = *l;
+    f.period = o.Require("period").Duration(2);
+    const JsonValue down = o.Require("down");
+    f.down = down.Duration(1);
+    if (f.down >= f.period) {
+      down.Fail(FormatDuration(f.down) + " must be shorter than the period " +
+                FormatDuration(f.period));
     }
-    Fault f;
-    const std::string kind = String("kind");
-    std::optional<FaultKind> parsed = ParseFaultKind(kind);
-    if (!parsed) {
-      Fail("unknown kind " + Quoted(kind) +
-           " (known: crash, api-cut, pod-cut, pod-isolated, flap)");
+  } else {
+    for (const char* key : {"link", "period", "down"}) Forbid(o, key, kind_name);
+  }
+  if (f.kind != FaultKind::kPodIsolated) {
+    const JsonValue node = o.Require("node");
+    f.node = node.Name();
+    if (!nodes.contains(f.node)) node.Fail("unknown node " + Quoted(f.node));
+  } else {
+    Forbid(o, "node", kind_name);
+  }
+  const bool needs_pod = f.kind == FaultKind::kPodCut || f.kind == FaultKind::kPodIsolated ||
+                         (f.kind == FaultKind::kFlap && f.link == FlapLink::kPod);
+  if (needs_pod) {
+    const JsonValue pod = o.Require("pod");
+    f.pod = pod.Name();
+    if (!pods.contains(f.pod)) pod.Fail("unknown POD " + Quoted(f.pod));
+  } else if (f.kind == FaultKind::kFlap) {
+    if (std::optional<JsonValue> pod = o.Find("pod")) {
+      pod->Fail("only a flap of the pod link takes a pod");
     }
-    f.kind = *parsed;
-    f.at = Time("at", /*required=*/true, 0);
-    f.duration = Time("duration", /*required=*/false, 1);
-    if (f.kind == FaultKind::kFlap) {
-      const std::string link = String("link");
-      std::optional<FlapLink> l = ParseFlapLink(link);
-      if (!l) Fail("unknown link " + Quoted(link) + " (known: api, pod, node)");
-      f.link = *l;
-      f.period = Time("period", /*required=*/true, 2);
-      f.down = Time("down", /*required=*/true, 1);
-      if (f.down >= f.period) {
-        Fail("down " + FormatDuration(f.down) + " must be shorter than period " +
-             FormatDuration(f.period));
-      }
-    } else {
-      Forbid("link");
-      Forbid("period");
-      Forbid("down");
-    }
-    const bool needs_pod = f.kind == FaultKind::kPodCut || f.kind == FaultKind::kPodIsolated ||
-                           (f.kind == FaultKind::kFlap && f.link == FlapLink::kPod);
-    if (f.kind != FaultKind::kPodIsolated) {
-      f.node = String("node");
-      if (!nodes_.count(f.node)) Fail("unknown node " + Quoted(f.node));
-    } else {
-      Forbid("node");
-    }
-    if (needs_pod) {
-      f.pod = String("pod");
-      if (!pods_.count(f.pod)) Fail("unknown POD " + Quoted(f.pod));
-    } else {
-      Forbid("pod");
-    }
-    return f;
+  } else {
+    Forbid(o, "pod", kind_name);
   }
-
- private:
-  [[noreturn]] void Fail(const std::string& why) const {
-    throw std::invalid_argument(where_ + why);
-  }
-
-  void Forbid(const char* key) const {
-    if (object_.contains(key)) Fail(std::string("field \"") + key + "\" does not apply here");
-  }
-
-  std::string String(const char* key) const {
-    auto it = object_.find(key);
-    if (it == object_.end()) Fail(std::string("missing \"") + key + "\"");
-    if (!it->is_string()) Fail(std::string("\"") + key + "\" must be a string");
-    return it->get<std::string>();
-  }
-
-  // Seconds as a whole number or a duration string ("90s", "5m", "1h30m"); kForever if absent.
-  int64_t Time(const char* key, bool required, int64_t min) const {
-    auto it = object_.find(key);
-    if (it == object_.end()) {
-      if (required) Fail(std::string("missing \"") + key + "\"");
-      return kForever;
-    }
-    int64_t v = 0;
-    if (it->is_number_integer()) {
-      v = it->get<int64_t>();
-    } else if (it->is_string()) {
-      try {
-        v = ParseDuration(it->get<std::string>(), "");
-      } catch (const TraceError& e) {
-        // The reader names no source here ("": ...); this message names the file and fault.
-        Fail(std::string("bad time in \"") + key + "\": " + std::string(e.what()).substr(2));
-      }
-    } else {
-      Fail(std::string("bad time in \"") + key + "\": expected whole seconds or a duration such " +
-           "as \"5m\", got " + it->dump());
-    }
-    if (v < min) {
-      Fail(std::string("bad time in \"") + key + "\": " + FormatDuration(v) +
-           " is below the minimum " + FormatDuration(min));
-    }
-    return v;
-  }
-
-  const json& object_;
-  const std::set<std::string>& nodes_;
-  const std::set<std::string>& pods_;
-  std::string where_;
-};
-
-// Deterministic draws (std:: distributions differ between standard libraries).
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : engine_(seed ^ 0x6661756c74735eedULL) {}
-  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
-  int64_t UniformInt(int64_t lo, int64_t hi) {  // inclusive
-    return lo + static_cast<int64_t>(Uniform() * static_cast<double>(hi - lo + 1));
-  }
-  double Normal() {
-    double u1 = 1.0 - Uniform();
-    double u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
-  int64_t LogNormal(int64_t median) {
-    return std::max<int64_t>(1, std::llround(static_cast<double>(median) * std::exp(Normal())));
-  }
-  int64_t Poisson(double mean) {
-    if (mean > 50) return std::max<int64_t>(0, std::llround(mean + std::sqrt(mean) * Normal()));
-    const double limit = std::exp(-mean);
-    int64_t k = 0;
-    for (double p = Uniform(); p > limit; p *= Uniform()) ++k;
-    return k;
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
+  o.RejectUnknownKeys();
+  return f;
+}
 
 void CheckRate(double v, const char* name) {
   if (!(v >= 0)) throw std::invalid_argument(std::string("fault rate ") + name + " is negative");
@@ -228,16 +149,16 @@ std::string DescribeFault(const Fault& f) {
 
 std::vector<Fault> ParseFaults(const json& document, const std::vector<Node>& nodes,
                                const std::string& source_name) {
-  const json* list = &document;
+  const JsonValue root(source_name, document);
+  std::vector<JsonValue> elements;
   if (document.is_object()) {
-    if (!document.contains("faults") || document.size() != 1) {
-      throw std::invalid_argument(source_name +
-                                  ": expected an object with the single key \"faults\"");
-    }
-    list = &document["faults"];
-  }
-  if (!list->is_array()) {
-    throw std::invalid_argument(source_name + ": \"faults\" must be an array");
+    JsonObject wrapper(root);
+    elements = wrapper.Require("faults").Elements();
+    wrapper.RejectUnknownKeys();
+  } else if (document.is_array()) {
+    elements = root.Elements();
+  } else {
+    root.Fail("expected a faults array or an object with a faults array, got " + root.Describe());
   }
   std::set<std::string> node_names, pods;
   for (const Node& n : nodes) {
@@ -245,20 +166,13 @@ std::vector<Fault> ParseFaults(const json& document, const std::vector<Node>& no
     pods.insert(n.pod);
   }
   std::vector<Fault> faults;
-  for (size_t i = 0; i < list->size(); ++i) {
-    faults.push_back(FaultReader((*list)[i], node_names, pods,
-                                 source_name + ": fault " + std::to_string(i) + ": ")
-                         .Read());
-  }
+  faults.reserve(elements.size());
+  for (const JsonValue& e : elements) faults.push_back(ReadFault(e, node_names, pods));
   return faults;
 }
 
 std::vector<Fault> ReadFaultsFile(const std::string& path, const std::vector<Node>& nodes) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open the fault-scenario file");
-  json document = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) throw std::invalid_argument(path + ": not valid JSON");
-  return ParseFaults(document, nodes, path);
+  return ParseFaults(ReadJsonFile(path), nodes, path);
 }
 
 json FaultsToJson(const std::vector<Fault>& faults) {
@@ -305,7 +219,10 @@ std::vector<Fault> GenerateFaults(const std::vector<Node>& nodes,
   std::sort(pods.begin(), pods.end());
   pods.erase(std::unique(pods.begin(), pods.end()), pods.end());
 
-  Rng rng(seed);
+  Random rng(seed ^ 0x6661756c74735eedULL);
+  auto lognormal = [&](int64_t median) {
+    return std::max<int64_t>(1, std::llround(rng.LogNormal(static_cast<double>(median), 1.0)));
+  };
   const double days = static_cast<double>(duration_s) / kSecondsPerDay;
   const double node_days = days * static_cast<double>(nodes.size());
   auto count = [&](double rate, double exposure) {
@@ -327,20 +244,20 @@ std::vector<Fault> GenerateFaults(const std::vector<Node>& nodes,
   std::vector<Fault> faults;
   for (int64_t i = count(r.crashes_per_node_day, node_days); i > 0; --i) {
     Fault f{.kind = FaultKind::kCrash, .at = start(), .node = random_node().name};
-    if (rng.Uniform() < r.crash_recover_share) f.duration = rng.LogNormal(r.reboot_median_s);
+    if (rng.Uniform() < r.crash_recover_share) f.duration = lognormal(r.reboot_median_s);
     faults.push_back(f);
   }
   for (int64_t i = count(r.api_cuts_per_node_day, node_days); i > 0; --i) {
     faults.push_back({.kind = FaultKind::kApiCut,
                       .at = start(),
-                      .duration = rng.LogNormal(r.api_cut_median_s),
+                      .duration = lognormal(r.api_cut_median_s),
                       .node = random_node().name});
   }
   for (int64_t i = count(r.pod_cuts_per_node_day, node_days); i > 0; --i) {
     const Node& n = random_node();
     faults.push_back({.kind = FaultKind::kPodCut,
                       .at = start(),
-                      .duration = rng.LogNormal(r.pod_cut_median_s),
+                      .duration = lognormal(r.pod_cut_median_s),
                       .node = n.name,
                       .pod = other_pod(n.pod)});
   }
@@ -350,14 +267,14 @@ std::vector<Fault> GenerateFaults(const std::vector<Node>& nodes,
                           : random_pod();
     faults.push_back({.kind = FaultKind::kPodIsolated,
                       .at = start(),
-                      .duration = rng.LogNormal(r.pod_isolation_median_s),
+                      .duration = lognormal(r.pod_isolation_median_s),
                       .pod = pod});
   }
   for (int64_t i = count(r.flaps_per_node_day, node_days); i > 0; --i) {
     const Node& n = random_node();
     Fault f{.kind = FaultKind::kFlap,
             .at = start(),
-            .duration = rng.LogNormal(r.flap_median_s),
+            .duration = lognormal(r.flap_median_s),
             .node = n.name};
     f.link = rng.Uniform() < 0.5 ? FlapLink::kApi : FlapLink::kPod;
     if (f.link == FlapLink::kPod) f.pod = other_pod(n.pod);

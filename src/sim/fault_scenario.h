@@ -4,9 +4,10 @@
 // Contract:
 //  - A fault starts at `at` and ends at `at + duration`; a duration of kForever means it lasts to
 //    the end of the run (a crashed node that never comes back).
-//  - ReadFaultsFile / ParseFaults check every fault against the fleet and throw
-//    std::invalid_argument whose message starts with the file name and the fault's index and
-//    names the problem (unknown node, unknown POD, unknown kind or link, bad time or duration).
+//  - ReadFaultsFile / ParseFaults read strictly (trace/json_reader.h) and check every fault
+//    against the fleet; they throw a JsonError naming the file, the JSON path of the value at
+//    fault (`faults[3].node`) and the problem (unknown node, POD, kind or link, a bad time, a key
+//    the kind does not take). ReadFaultsFile throws TraceError for unreadable or malformed JSON.
 //  - GenerateFaults is a pure function of its arguments: the same fleet, rates and seed give the
 //    same faults on every platform. Every kind whose rate is positive occurs at least once, so a
 //    short run still exercises every kind.
@@ -63,7 +64,7 @@ struct Fault {
 std::string DescribeFault(const Fault& fault);
 
 // Parses {"faults": [...]} (or a bare array) as docs/faults.md describes, checking nodes and PODs
-// against `nodes`. `source_name` prefixes every error message.
+// against `nodes`. `source_name` is the file errors name.
 std::vector<Fault> ParseFaults(const nlohmann::json& document, const std::vector<Node>& nodes,
                                const std::string& source_name);
 std::vector<Fault> ReadFaultsFile(const std::string& path, const std::vector<Node>& nodes);

@@ -5,13 +5,14 @@
 #include <cmath>
 #include <functional>
 #include <numbers>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
-#include "model/hash.h"
+#include "model/duration.h"
+#include "model/quantile.h"
 #include "model/quantity.h"
+#include "model/random.h"
 
 namespace archimedes {
 namespace {
@@ -21,43 +22,8 @@ constexpr int64_t kBinSeconds = kSecondsPerDay / kBinsPerDay;
 constexpr double kMilli = 1000.0;
 
 // ---------------------------------------------------------------------------------------------
-// Randomness. Only the engine's raw 64-bit output is used, so results do not depend on the
-// standard library's (implementation-defined) distributions.
-
-class Rng {
- public:
-  // Independent streams of one seed: the fleet, the services and the batch jobs each get one.
-  Rng(uint64_t seed, uint64_t stream) : engine_(SplitMix64(seed ^ SplitMix64(stream))) {}
-
-  // Uniform in [0, 1).
-  double Uniform() { return UnitInterval(engine_()); }
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
-  // Uniform integer in [lo, hi].
-  int64_t UniformInt(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(Uniform() * static_cast<double>(hi - lo + 1));
-  }
-  double LogUniform(double lo, double hi) { return std::exp(Uniform(std::log(lo), std::log(hi))); }
-  // Standard normal by Box-Muller.
-  double Normal() {
-    const double u1 = 1.0 - Uniform();  // (0, 1], so the logarithm is finite
-    const double u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  }
-  double LogNormal(double median, double sigma) { return median * std::exp(sigma * Normal()); }
-  double Pareto(double scale, double alpha) {
-    return scale * std::pow(1.0 - Uniform(), -1.0 / alpha);
-  }
-  // Index drawn with probability proportional to the increments of `cumulative`.
-  int Pick(const std::vector<double>& cumulative) {
-    const double x = Uniform() * cumulative.back();
-    auto it = std::upper_bound(cumulative.begin(), cumulative.end(), x);
-    return static_cast<int>(
-        std::min<std::ptrdiff_t>(it - cumulative.begin(), std::ssize(cumulative) - 1));
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
+// Randomness: independent streams of one seed, so that the fleet, the services and the batch jobs
+// each draw from their own.
 
 enum Stream : uint64_t {
   kFleetStream = 1,
@@ -65,6 +31,10 @@ enum Stream : uint64_t {
   kBatchStream = 3,
   kArrivalStream = 4
 };
+
+Random StreamOf(uint64_t seed, Stream stream) {
+  return Random(SplitMix64(seed ^ SplitMix64(stream)));
+}
 
 std::vector<double> Cumulative(const std::vector<double>& weights) {
   std::vector<double> cumulative(weights.size());
@@ -106,16 +76,16 @@ std::string FormatDouble(double v) {
   return std::string(buf, end);
 }
 
-// Seconds as "90", "90s", "15m", "2h" or "1d".
+// Whole seconds ("90") or a duration ("15m", "1h30m").
 int64_t ParseSeconds(std::string_view key, std::string_view text) {
-  constexpr std::pair<char, int64_t> kSuffixes[] = {
-      {'s', 1}, {'m', 60}, {'h', 3600}, {'d', kSecondsPerDay}};
-  for (const auto& [suffix, multiplier] : kSuffixes) {
-    if (text.ends_with(suffix)) {
-      return ParseNumber<int64_t>(key, text.substr(0, text.size() - 1)) * multiplier;
-    }
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') {
+    return ParseNumber<int64_t>(key, text);
   }
-  return ParseNumber<int64_t>(key, text);
+  try {
+    return ParseDuration(text);
+  } catch (const DurationError& e) {
+    BadValue(key, text, e.what());
+  }
 }
 
 struct Param {
@@ -521,7 +491,7 @@ std::vector<int> GenerationCounts(const GeneratorParams& p) {
 }
 
 Fleet BuildFleet(const GeneratorParams& p) {
-  Rng rng(p.seed, kFleetStream);
+  Random rng = StreamOf(p.seed, kFleetStream);
   Fleet fleet;
   fleet.nodes.reserve(p.nodes);
   const std::vector<int> counts = GenerationCounts(p);
@@ -570,7 +540,7 @@ double BinHour(int bin) { return (bin + 0.5) * 24.0 / kBinsPerDay; }
 using Shape = std::array<std::vector<double>, kNumDims>;
 
 // The unscaled daily shape of one service of `family`, per dimension (GPU stays empty).
-Shape FamilyShape(ServiceFamily family, double jitter, Rng& rng) {
+Shape FamilyShape(ServiceFamily family, double jitter, Random& rng) {
   Shape s;
   for (Dim d : kServiceDims) s[static_cast<int>(d)].resize(kBinsPerDay);
   auto set = [&](int bin, double cpu, double memory, double disk, double network) {
@@ -638,19 +608,6 @@ Shape FamilyShape(ServiceFamily family, double jitter, Rng& rng) {
   return s;
 }
 
-// Nearest-rank 99th percentile (the value tests and docs call "p99 usage").
-float P99(std::vector<float> values) {
-  const size_t rank = static_cast<size_t>(std::ceil(0.99 * values.size()));
-  std::nth_element(values.begin(), values.begin() + (rank - 1), values.end());
-  return values[rank - 1];
-}
-
-double P99(std::vector<double> values) {
-  const size_t rank = static_cast<size_t>(std::ceil(0.99 * values.size()));
-  std::nth_element(values.begin(), values.begin() + (rank - 1), values.end());
-  return values[rank - 1];
-}
-
 // Largest factor (≤ 1) by which `requests` must shrink to fit `share` of some generation.
 double FitFactor(const Resources& requests, const std::vector<Resources>& allocatable,
                  double share) {
@@ -672,7 +629,7 @@ struct ServiceDraw {
 };
 
 ServiceDraw MakeService(const GeneratorParams& p, ServiceFamily family, int index,
-                        const std::vector<Resources>& allocatable, Rng& rng) {
+                        const std::vector<Resources>& allocatable, Random& rng) {
   const ServiceFamilyParams& fp = p.families[static_cast<int>(family)];
   const double jitter = rng.Uniform(-p.peak_jitter_hours, p.peak_jitter_hours);
   Shape shape = FamilyShape(family, jitter, rng);
@@ -701,11 +658,11 @@ ServiceDraw MakeService(const GeneratorParams& p, ServiceFamily family, int inde
   for (Dim d : kServiceDims) {
     const int i = static_cast<int>(d);
     std::vector<double>& v = shape[i];
-    const double scale = p99[i] / P99(v);
+    const double scale = p99[i] / Quantile(v, 0.99);
     std::vector<float>& out = s.usage.values[i];
     out.resize(v.size());
     for (size_t b = 0; b < v.size(); ++b) out[b] = static_cast<float>(v[b] * scale);
-    s.requests[d] = std::max<int64_t>(1, std::llround(ratio[i] * P99(out)));
+    s.requests[d] = std::max<int64_t>(1, std::llround(ratio[i] * Quantile(out, 0.99)));
   }
   s.usage.values[static_cast<int>(Dim::kGpu)].assign(kBinsPerDay, 0.0f);
   s.usage.step_seconds = kBinSeconds;
@@ -733,7 +690,7 @@ ServiceDraw MakeService(const GeneratorParams& p, ServiceFamily family, int inde
 }
 
 std::vector<Service> BuildServices(const GeneratorParams& p, const Fleet& fleet) {
-  Rng rng(p.seed, kServiceStream);
+  Random rng = StreamOf(p.seed, kServiceStream);
   int64_t allocatable_cpu = 0;
   for (const Node& n : fleet.nodes) allocatable_cpu += n.allocatable[Dim::kCpu];
   const double target =
@@ -773,7 +730,7 @@ struct Function {
 };
 
 std::vector<Function> BuildFunctions(const GeneratorParams& p, const BatchTypeParams& t,
-                                     std::string_view prefix, Rng& rng) {
+                                     std::string_view prefix, Random& rng) {
   std::vector<Function> functions(t.functions);
   for (int i = 0; i < t.functions; ++i) {
     Function& f = functions[i];
@@ -795,7 +752,7 @@ std::vector<Function> BuildFunctions(const GeneratorParams& p, const BatchTypePa
 // Arrival times of `count` jobs over the horizon: i.i.d. draws from the diurnal rate, which is how
 // a Poisson process with that rate looks once its count is known.
 std::vector<int64_t> ArrivalTimes(const GeneratorParams& p, const BatchTypeParams& t, size_t count,
-                                  Rng& rng) {
+                                  Random& rng) {
   std::vector<double> rate(kBinsPerDay);
   for (int b = 0; b < kBinsPerDay; ++b) {
     rate[b] = 1.0 + t.diurnal_amplitude *
@@ -820,7 +777,7 @@ double TaskWork(const BatchJob& job) {
 
 // Jobs of one type until their CPU work (core-seconds) reaches `target_work`; unnamed, unsorted.
 std::vector<BatchJob> BuildJobs(const GeneratorParams& p, JobType type, double target_work,
-                                Rng& rng, Rng& arrivals) {
+                                Random& rng, Random& arrivals) {
   const bool serverless = type == JobType::kServerless;
   const BatchTypeParams& t = serverless ? p.serverless : p.offline;
   const std::vector<Function> functions =
@@ -877,8 +834,8 @@ std::vector<BatchJob> BuildBatch(const GeneratorParams& p, const Fleet& fleet,
   const double horizon = static_cast<double>(p.days) * kSecondsPerDay;
   const double work = p.batch_load * std::max(0.0, idle_cores) * horizon;
 
-  Rng rng(p.seed, kBatchStream);
-  Rng arrivals(p.seed, kArrivalStream);
+  Random rng = StreamOf(p.seed, kBatchStream);
+  Random arrivals = StreamOf(p.seed, kArrivalStream);
   std::vector<BatchJob> jobs =
       BuildJobs(p, JobType::kServerless, work * p.serverless_demand_share, rng, arrivals);
   std::vector<BatchJob> offline =

@@ -13,14 +13,15 @@
 // (1 + burst_probability × (burst_factor − 1)). docs/generator.md documents every parameter.
 //
 // The result is a pure function of the parameters: the same parameters (seed included) give the
-// identical scenario on every platform, because all randomness comes from std::mt19937_64 through
-// this module's own distribution code. The fleet, the services and the batch stream draw from
-// separate streams of the seed, so changing a batch parameter leaves the fleet and services alone.
+// identical scenario on every platform, because all randomness comes from model/random.h. The
+// fleet, the services and the batch stream draw from separate streams of the seed, so changing a
+// batch parameter leaves the fleet and services alone.
 //
 // A service's family is the prefix of its name and app ("daytime-0017"); ServiceFamilyOf()
 // recovers it. Every replica's requests fit the allocatable of at least one node of the fleet.
 // A service's per-replica request in each dimension is between request_ratio_min and
-// request_ratio_max times the p99 (nearest rank over the pattern's 288 bins) of its usage pattern.
+// request_ratio_max times the p99 (model/quantile.h: nearest rank over the pattern's 288 bins) of
+// its usage pattern.
 #ifndef ARCHIMEDES_SIM_GENERATOR_H_
 #define ARCHIMEDES_SIM_GENERATOR_H_
 
@@ -227,7 +228,8 @@ struct ParamInfo {
 std::vector<ParamInfo> DescribeGeneratorParams(const GeneratorParams& params);
 
 // Sets one parameter from text. Integers and shares are plain numbers; CPU takes Kubernetes CPU
-// quantities ("500m", "2"), bytes and bytes/s take Kubernetes quantities ("4Gi"). Throws
+// quantities ("500m", "2"), bytes and bytes/s take Kubernetes quantities ("4Gi"), seconds take
+// whole seconds ("90") or a duration ("15m", "1h30m"; model/duration.h). Throws
 // std::invalid_argument naming the key when it is unknown or the value does not parse or is out of
 // the parameter's range.
 void SetGeneratorParam(GeneratorParams& params, std::string_view key, std::string_view value);

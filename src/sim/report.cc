@@ -1,19 +1,11 @@
 #include "sim/report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 
+#include "model/text_table.h"
+
 namespace archimedes {
-
-std::string Fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string Percent(double share) { return Fixed(100.0 * share, 1) + "%"; }
-
 namespace {
 
 struct Row {
@@ -151,19 +143,19 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
     for (const auto& why : *rejected) out += "    " + why.get<std::string>() + "\n";
   }
   out += "\n";
-  auto pad = [](std::string s, int width) {
-    if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), ' ');
-    return s;
-  };
-  std::string header(kLabelWidth, ' ');
-  for (const PolicyResult& r : results) header += pad(r.policy, column_width);
-  out += header + "\n";
+  std::vector<TextTable::Column> columns = {
+      {.width = kLabelWidth, .align = TextTable::Align::kLeft}};
+  columns.resize(results.size() + 1, {.width = column_width, .align = TextTable::Align::kRight});
+  TextTable table(std::move(columns));
+  std::vector<std::string> header = {""};
+  for (const PolicyResult& r : results) header.push_back(r.policy);
+  table.AddRow(std::move(header));
   for (const Row& row : rows) {
-    std::string line = row.label + std::string(kLabelWidth - row.label.size(), ' ');
-    for (const PolicyResult& r : results) line += pad(row.value(r.metrics), column_width);
-    out += line + "\n";
+    std::vector<std::string> cells = {row.label};
+    for (const PolicyResult& r : results) cells.push_back(row.value(r.metrics));
+    table.AddRow(std::move(cells));
   }
-  return out;
+  return out + table.Format();
 }
 
 nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyResult>& results) {

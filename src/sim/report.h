@@ -20,13 +20,9 @@ struct PolicyResult {
   Metrics metrics;
 };
 
-// What was simulated, for the report header and the "scenario" object of the JSON.
-// Number formatting shared by the text reports: `v` with `decimals` decimals, and a share as a
-// percentage with one decimal (0.123 → "12.3%").
-std::string Fixed(double v, int decimals);
-std::string Percent(double share);
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// What was simulated, for the report header and the "scenario" object of the JSON.
 nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t warmup_s);
 
 std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);

@@ -1,9 +1,10 @@
 #include "sim/scenario_source.h"
 
 #include <algorithm>
-#include <fstream>
+#include <optional>
 #include <stdexcept>
 
+#include "trace/json_reader.h"
 #include "trace/native_format.h"
 #include "trace/real_scenario.h"
 #include "trace/trace_error.h"
@@ -12,35 +13,22 @@
 namespace archimedes {
 namespace {
 
-std::string ScalarText(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-Scenario Real(const ScenarioRequest& request, const nlohmann::json* overrides,
-              const std::string& source) {
+// `overrides` is the "real" object of a scenario file, null for --scenario real.
+Scenario Real(const ScenarioRequest& request, const JsonValue* overrides) {
   RealScenarioOptions options{.traces_dir = request.traces_dir,
                               .nodes = request.generator.nodes,
                               .days = request.generator.days,
                               .seed = request.generator.seed};
   if (overrides != nullptr) {
-    for (const auto& [key, value] : overrides->items()) {
-      if (key == "traces_dir") {
-        options.traces_dir = value.get<std::string>();
-      } else if (key == "nodes") {
-        options.nodes = value.get<int>();
-      } else if (key == "days") {
-        options.days = value.get<int>();
-      } else if (key == "seed") {
-        options.seed = value.get<uint64_t>();
-      } else if (key == "service_cpu_share") {
-        options.service_cpu_share = value.get<double>();
-      } else {
-        throw TraceError(source, 0,
-                         "real: unknown key \"" + key +
-                             "\" (known: traces_dir, nodes, days, seed, "
-                             "service_cpu_share)");
-      }
+    JsonObject o(*overrides);
+    if (std::optional<JsonValue> v = o.Find("traces_dir")) options.traces_dir = v->String();
+    if (std::optional<JsonValue> v = o.Find("nodes")) options.nodes = v->Int();
+    if (std::optional<JsonValue> v = o.Find("days")) options.days = v->Int();
+    if (std::optional<JsonValue> v = o.Find("seed")) options.seed = v->Integer(0);
+    if (std::optional<JsonValue> v = o.Find("service_cpu_share")) {
+      options.service_cpu_share = v->Number();
     }
+    o.RejectUnknownKeys();
   }
   return BuildRealScenario(options);
 }
@@ -118,37 +106,35 @@ void RejectJobsThatFitNowhere(std::vector<BatchJob>& jobs, const std::vector<con
 
 Scenario FromFile(const ScenarioRequest& request, const std::string& path,
                   std::vector<std::string>* rejected_jobs) {
-  std::ifstream in(path);
-  if (!in) throw TraceError(path, 0, "cannot open scenario file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw TraceError(path, 0, std::string("malformed JSON: ") + e.what());
-  }
-  if (!doc.is_object()) throw TraceError(path, 0, "a scenario file holds a JSON object");
+  nlohmann::json doc = ReadJsonFile(path);
+  const JsonValue root(path, doc);
+  if (!doc.is_object()) root.Fail("a scenario file holds a JSON object, not " + root.Describe());
   Scenario base;
   bool has_base = false;
   int bases = doc.contains("generator") + doc.contains("real") + doc.contains("trace");
-  if (bases > 1) throw TraceError(path, 0, "name at most one of generator, real and trace");
+  if (bases > 1) root.Fail("name at most one of generator, real and trace");
   if (doc.contains("generator")) {
-    const nlohmann::json& g = doc["generator"];
-    if (!g.is_object()) throw TraceError(path, 0, "generator: expected an object of parameters");
+    const JsonValue generator = root.Member("generator", doc["generator"]);
+    if (!doc["generator"].is_object()) {
+      generator.Fail("expected an object of parameters, got " + generator.Describe());
+    }
     GeneratorParams params = request.generator;
-    for (const auto& [key, value] : g.items()) {
+    for (const auto& [key, value] : doc["generator"].items()) {
+      const JsonValue param = generator.Member(key, value);
       try {
-        SetGeneratorParam(params, key, ScalarText(value));
+        SetGeneratorParam(params, key, param.ScalarText());
       } catch (const std::invalid_argument& e) {
-        throw TraceError(path, 0, std::string("generator: ") + e.what());
+        param.Fail(e.what());
       }
     }
     base = GenerateScenario(params);
     has_base = true;
   } else if (doc.contains("real")) {
-    base = Real(request, &doc["real"], path);
+    const JsonValue real = root.Member("real", doc["real"]);
+    base = Real(request, &real);
     has_base = true;
   } else if (doc.contains("trace")) {
-    base = FromTrace(request, doc["trace"].get<std::string>());
+    base = FromTrace(request, root.Member("trace", doc["trace"]).String());
     has_base = true;
   }
   doc.erase("generator");
@@ -186,7 +172,7 @@ Scenario BuildScenario(const ScenarioRequest& request, std::vector<std::string>*
   if (!request.trace.empty()) {
     scenario = FromTrace(request, request.trace);
   } else if (request.scenario == "real") {
-    scenario = Real(request, nullptr, "--scenario real");
+    scenario = Real(request, nullptr);
   } else if (!request.scenario.empty()) {
     scenario = FromFile(request, request.scenario, rejected_jobs);
   } else {

@@ -7,7 +7,8 @@
 //   {"trace": "../shared/traces/alibaba-gpu-v2023/openb_pod_list_default.csv"}
 //
 // plus any native keys (nodes, services, jobs, node_events, scale_events, name, duration), which
-// are added to the base.
+// are added to the base. The file is read as strictly as the native format (trace/json_reader.h):
+// a bad generator parameter or `real` key is a JsonError with its path (`generator.nodse`).
 #ifndef ARCHIMEDES_SIM_SCENARIO_SOURCE_H_
 #define ARCHIMEDES_SIM_SCENARIO_SOURCE_H_
 

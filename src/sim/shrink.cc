@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "engine/policy.h"
+#include "model/text_table.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 
@@ -179,23 +180,22 @@ std::string FormatShrinkTable(const std::vector<ShrinkResult>& results) {
        }},
   };
   constexpr int kLabelWidth = 26, kColumnWidth = 15;
-  auto pad = [](std::string s, int width) {
-    if (static_cast<int>(s.size()) < width) s.insert(0, width - s.size(), ' ');
-    return s;
-  };
-  std::string out =
-      "\nshrink: fewest nodes (cut from the same fleet, node types kept proportional) on which "
-      "every service replica runs, no node is hot and every service SLA holds; figures at that "
-      "size\n\n";
-  std::string header(kLabelWidth, ' ');
-  for (const ShrinkResult& r : results) header += pad(r.policy, kColumnWidth);
-  out += header + "\n";
+  std::vector<TextTable::Column> columns = {
+      {.width = kLabelWidth, .align = TextTable::Align::kLeft}};
+  columns.resize(results.size() + 1, {.width = kColumnWidth, .align = TextTable::Align::kRight});
+  TextTable table(std::move(columns));
+  std::vector<std::string> header = {""};
+  for (const ShrinkResult& r : results) header.push_back(r.policy);
+  table.AddRow(std::move(header));
   for (const Row& row : rows) {
-    std::string line = row.label + std::string(kLabelWidth - row.label.size(), ' ');
-    for (const ShrinkResult& r : results) line += pad(row.value(r), kColumnWidth);
-    out += line + "\n";
+    std::vector<std::string> cells = {row.label};
+    for (const ShrinkResult& r : results) cells.push_back(row.value(r));
+    table.AddRow(std::move(cells));
   }
-  return out;
+  return "\nshrink: fewest nodes (cut from the same fleet, node types kept proportional) on which "
+         "every service replica runs, no node is hot and every service SLA holds; figures at that "
+         "size\n\n" +
+         table.Format();
 }
 
 nlohmann::json ShrinkToJson(const std::vector<ShrinkResult>& results) {

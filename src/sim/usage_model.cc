@@ -1,8 +1,9 @@
 #include "sim/usage_model.h"
-#include "model/hash.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "model/random.h"
 
 namespace archimedes {
 namespace {
@@ -15,8 +16,6 @@ double HashNormal(uint64_t key) {
 }
 
 }  // namespace
-
-double HashUniform(uint64_t key) { return UnitInterval(SplitMix64(key)); }
 
 Usage ServiceReplicaUsage(const Service& service, int32_t service_index, int32_t replica, int64_t t,
                           uint64_t seed) {

@@ -35,9 +35,6 @@ Usage ServiceContainerUsage(const Service& service, int32_t service_index, int32
 
 Usage TaskUsage(const BatchJob& job);
 
-// A uniform double in [0, 1) from a 64-bit key (splitmix64 finaliser).
-double HashUniform(uint64_t key);
-
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_SIM_USAGE_MODEL_H_

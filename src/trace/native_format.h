@@ -3,12 +3,13 @@
 // `name`, `duration`, `nodes`, `services`, `jobs`, `node_events` and `scale_events`.
 //
 // Resource amounts are Kubernetes quantity strings ("500m", "4Gi") or plain whole numbers in
-// canonical units (millicores, bytes, ...); durations and times are whole seconds or strings such
-// as "30s", "5m", "2h", "1d" or "1h30m".
+// canonical units (millicores, bytes, ...); durations and times are whole seconds or durations
+// such as "30s", "5m", "2h", "1d" or "1h30m" (model/duration.h), and are written as durations.
 //
-// Reading is strict: an unknown key, a duplicated key, a malformed quantity or an impossible value
-// is a TraceError naming the file, the JSON path (`services[3].requests.cpu`) and the problem, so
-// that a typo is never silently ignored. Malformed JSON is reported with its line and column.
+// Reading is strict (trace/json_reader.h): an unknown key, a duplicated key, a malformed quantity
+// or an impossible value is a JsonError naming the file, the JSON path (`services[3].requests.cpu`)
+// and the problem, so that a typo is never silently ignored. Malformed JSON is a TraceError with
+// its line and column.
 // References are checked too: scale events must name a service and node events a node of the same
 // file (when the file has a `services` / `nodes` array), and names must be unique. Jobs, node
 // events and scale events come back ordered by time (stably), so a file need not list them in
@@ -18,7 +19,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,12 +57,6 @@ BatchJob ParseJobJson(const nlohmann::json& job, const std::string& source_name)
 // Why `job` cannot run, naming the field as the format spells it ("delay_tolerance is -5s; it must
 // not be negative"), or an empty string when the job is acceptable.
 std::string ValidateJob(const BatchJob& job);
-
-// Seconds as the format writes them, in the largest unit that divides them: "2d", "90m", "-45s".
-std::string FormatDuration(int64_t seconds);
-
-// "30s", "5m", "2h", "1d", "1h30m", "-5m" in seconds. Throws TraceError naming `source_name`.
-int64_t ParseDuration(std::string_view text, const std::string& source_name);
 
 }  // namespace archimedes
 

@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "model/hash.h"
+#include "model/quantile.h"
+#include "model/random.h"
 #include "trace/alibaba_2017.h"
 #include "trace/alibaba_2018.h"
 #include "trace/alibaba_dlrm_2025.h"
@@ -87,12 +88,6 @@ std::vector<float> BinnedRatios(const UsageSeries& series, int dim, int64_t day0
     }
   }
   return out;
-}
-
-float P99(std::vector<float> v) {
-  size_t k = static_cast<size_t>(0.99 * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
 }
 
 // Hardware kind of a node: its capacity and GPU model.
@@ -197,7 +192,7 @@ ShapedUsage ShapeUsage(const UsageSeries& series, const Resources& requests, int
     const int d = static_cast<int>(dim);
     if (series.limit[d] <= 0 || series.values[d].size() != series.times.size()) continue;
     std::vector<float> ratios = BinnedRatios(series, d, day0, total_days, first_day, days);
-    float p99 = P99(ratios);
+    float p99 = Quantile(ratios, 0.99);
     double scale = static_cast<double>(requests[dim]);
     if (p99 > 1.0f) {
       scale /= p99;

@@ -69,7 +69,8 @@ void AssignRealUsageShapes(Workload& workload, const std::string& traces_dir, ui
 // A usage series as one replica's UsagePattern for `requests` (CPU and memory; other dimensions
 // stay empty):
 //  * usage is the series' ratio to its own limit times the request, divided by that ratio's p99
-//    when the p99 exceeds 1 (the shape is kept and its p99 meets the request: "capped");
+//    (model/quantile.h) when the p99 exceeds 1 (the shape is kept and its p99 meets the request:
+//    "capped");
 //  * 300-s bins from the start of the day of the first sample; of the whole days the series
 //    spans, the `max_days` consecutive ones with the most samples are kept;
 //  * an empty bin takes the mean of the same time of day over the whole series, or else a

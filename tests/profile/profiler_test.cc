@@ -7,13 +7,15 @@
 
 #include "profile/clustering.h"
 #include "profile/synthetic_history.h"
-#include "sim/generator.h"
-#include "sim/usage_model.h"
+#include "support/family_ari.h"
 
 namespace archimedes {
 namespace {
 
+using testing::FamilyAri;
 using testing::GenerateSyntheticHistory;
+using testing::PrefixFamily;
+using testing::PrintClasses;
 using testing::SyntheticHistory;
 using testing::SyntheticParams;
 
@@ -28,32 +30,6 @@ ProfileSet ProfileSynthetic(const SyntheticParams& params, SyntheticHistory* his
   return profiler.Finish();
 }
 
-double FamilyAri(const ProfileSet& set, std::string_view (*family)(std::string_view)) {
-  std::map<std::string, int> family_ids;
-  std::vector<int> truth, found;
-  for (const AppProfile& p : set.apps) {
-    auto [it, inserted] = family_ids.try_emplace(std::string(family(p.app)), family_ids.size());
-    truth.push_back(it->second);
-    found.push_back(p.class_id);
-  }
-  return AdjustedRandIndex(truth, found);
-}
-
-std::string_view PrefixFamily(std::string_view name) { return name.substr(0, name.find('-')); }
-
-void PrintClasses(const ProfileSet& set) {
-  for (const ProfileClass& c : set.classes) {
-    std::map<std::string, int> families;
-    for (const AppProfile& p : set.apps) {
-      if (p.class_id == c.id) ++families[std::string(PrefixFamily(p.app))];
-    }
-    std::string mix;
-    for (const auto& [f, n] : families) mix += " " + f + ":" + std::to_string(n);
-    std::printf("  class %d (%d apps) %s |%s\n", c.id, c.members, c.description.c_str(),
-                mix.c_str());
-  }
-}
-
 TEST(ProfilerTest, ClassesRecoverSyntheticFamilies) {
   SyntheticParams params;
   params.apps = 150;
@@ -63,37 +39,6 @@ TEST(ProfilerTest, ClassesRecoverSyntheticFamilies) {
               set.class_criterion.c_str());
   PrintClasses(set);
   EXPECT_EQ(set.classes.size(), 5u);
-  EXPECT_GE(ari, 0.9);
-}
-
-TEST(ProfilerTest, ClassesRecoverGeneratorFamilies) {
-  GeneratorParams params;
-  params.nodes = 150;
-  params.seed = 3;
-  Scenario scenario = GenerateScenario(params);
-  Profiler profiler;
-  std::vector<std::vector<int>> ids(scenario.workload.services.size());
-  for (size_t s = 0; s < scenario.workload.services.size(); ++s) {
-    const Service& service = scenario.workload.services[s];
-    for (int r = 0; r < std::min(service.replicas, 6); ++r) {
-      ids[s].push_back(
-          profiler.ContainerIndex(service.app, service.name + "-" + std::to_string(r)));
-    }
-  }
-  for (int64_t t = 0; t < 7 * kSecondsPerDay; t += 300) {
-    for (size_t s = 0; s < ids.size(); ++s) {
-      for (size_t r = 0; r < ids[s].size(); ++r) {
-        profiler.Add(ids[s][r], t,
-                     ServiceReplicaUsage(scenario.workload.services[s], static_cast<int32_t>(s),
-                                         static_cast<int32_t>(r), t, 11));
-      }
-    }
-  }
-  ProfileSet set = profiler.Finish();
-  double ari = FamilyAri(set, &ServiceFamilyOf);
-  std::printf("generator families (%zu services): %zu classes, ARI %.3f; %s\n", set.apps.size(),
-              set.classes.size(), ari, set.class_criterion.c_str());
-  PrintClasses(set);
   EXPECT_GE(ari, 0.9);
 }
 

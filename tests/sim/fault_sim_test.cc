@@ -13,6 +13,7 @@
 #include "sim/fault_review.h"
 #include "sim/fault_scenario.h"
 #include "sim/generator.h"
+#include "trace/trace_error.h"
 
 namespace archimedes {
 namespace {
@@ -316,7 +317,7 @@ class FaultsFileTest : public ::testing::Test {
     const std::string path = Write(text);
     try {
       ReadFaultsFile(path, SmallFleet().nodes());
-    } catch (const std::invalid_argument& e) {
+    } catch (const TraceError& e) {
       return e.what();
     }
     return "no error";
@@ -351,8 +352,7 @@ TEST_F(FaultsFileTest, ReadsEveryKindAndRoundTrips) {
 TEST_F(FaultsFileTest, UnknownNodeNamesFileAndNode) {
   const std::string error = Error(R"({"faults": [{"kind": "crash", "node": "node-99", "at": 5}]})");
   EXPECT_NE(error.find(path_), std::string::npos) << error;
-  EXPECT_NE(error.find("fault 0"), std::string::npos) << error;
-  EXPECT_NE(error.find("unknown node \"node-99\""), std::string::npos) << error;
+  EXPECT_NE(error.find("faults[0].node: unknown node \"node-99\""), std::string::npos) << error;
 }
 
 TEST_F(FaultsFileTest, UnknownKindNamesFileAndKind) {
@@ -360,21 +360,21 @@ TEST_F(FaultsFileTest, UnknownKindNamesFileAndKind) {
     {"kind": "crash", "node": "node-01", "at": 5},
     {"kind": "meteor", "node": "node-01", "at": 5}]})");
   EXPECT_NE(error.find(path_), std::string::npos) << error;
-  EXPECT_NE(error.find("fault 1"), std::string::npos) << error;
-  EXPECT_NE(error.find("unknown kind \"meteor\""), std::string::npos) << error;
+  EXPECT_NE(error.find("faults[1].kind: unknown kind \"meteor\""), std::string::npos) << error;
 }
 
 TEST_F(FaultsFileTest, BadTimesNameFileAndField) {
   std::string error = Error(R"([{"kind": "crash", "node": "node-01", "at": "5x"}])");
   EXPECT_NE(error.find(path_), std::string::npos) << error;
-  EXPECT_NE(error.find("bad time in \"at\""), std::string::npos) << error;
+  EXPECT_NE(error.find("[0].at: duration \"5x\": unknown unit 'x'"), std::string::npos) << error;
   error = Error(R"([{"kind": "api-cut", "node": "node-01", "at": -3}])");
-  EXPECT_NE(error.find("bad time in \"at\""), std::string::npos) << error;
+  EXPECT_NE(error.find("[0].at: -3s is below the minimum 0s"), std::string::npos) << error;
   error = Error(R"([{"kind": "api-cut", "node": "node-01", "at": 0, "duration": 0}])");
-  EXPECT_NE(error.find("bad time in \"duration\""), std::string::npos) << error;
+  EXPECT_NE(error.find("[0].duration: 0s is below the minimum 1s"), std::string::npos) << error;
   error = Error(R"([{"kind": "flap", "link": "api", "node": "node-01", "at": 0,
                      "period": 60, "down": 60}])");
-  EXPECT_NE(error.find("must be shorter than period"), std::string::npos) << error;
+  EXPECT_NE(error.find("[0].down: 1m must be shorter than the period 1m"), std::string::npos)
+      << error;
 }
 
 TEST_F(FaultsFileTest, OtherProblemsAreNamed) {
@@ -385,11 +385,12 @@ TEST_F(FaultsFileTest, OtherProblemsAreNamed) {
                        "period": 60, "down": 10}])")
                 .find("unknown link \"wifi\""),
             std::string::npos);
-  EXPECT_NE(Error(R"([{"kind": "crash", "node": "node-01"}])").find("missing \"at\""),
-            std::string::npos);
-  EXPECT_NE(Error("{not json").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(
+      Error(R"([{"kind": "crash", "node": "node-01"}])").find("[0]: missing required key \"at\""),
+      std::string::npos);
+  EXPECT_NE(Error("{not json").find("malformed JSON"), std::string::npos);
   EXPECT_NE(Error(R"([{"kind": "crash", "node": "node-01", "at": 0, "pod": "pod-1"}])")
-                .find("\"pod\" does not apply"),
+                .find("[0].pod: a crash fault takes no pod"),
             std::string::npos);
 }
 

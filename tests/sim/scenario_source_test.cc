@@ -120,5 +120,32 @@ TEST(ScenarioSourceTest, AMalformedJobStillFailsTheWholeFile) {
                TraceError);
 }
 
+// The message of the TraceError building from scenario file `text` throws, or "no error".
+std::string FileError(const std::string& text) {
+  const std::string path = TempFile("base.json", text);
+  try {
+    BuildScenario({.scenario = path});
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ScenarioSourceTest, TheBaseOfAFileIsReadStrictlyWithPaths) {
+  EXPECT_THAT(FileError(R"({"generator": {"nodse": 4}})"),
+              HasSubstr(": generator.nodse: unknown generator parameter 'nodse'"));
+  EXPECT_THAT(FileError(R"({"generator": {"nodes": true}})"),
+              HasSubstr(": generator.nodes: expected a string or a number, got boolean true"));
+  EXPECT_THAT(FileError(R"({"generator": {"surge_start": "5x"}})"),
+              HasSubstr("generator.surge_start: generator parameter 'surge_start': bad value "
+                        "'5x': duration \"5x\": unknown unit 'x'"));
+  EXPECT_THAT(FileError(R"({"real": {"node": 5}})"),
+              HasSubstr(": real.node: unknown key \"node\"; did you mean \"nodes\"?"));
+  EXPECT_THAT(FileError(R"({"trace": 5})"), HasSubstr(": trace: expected a string, got number 5"));
+  EXPECT_THAT(FileError(R"({"generator": {}, "trace": "x"})"),
+              HasSubstr("name at most one of generator, real and trace"));
+  EXPECT_THAT(FileError("{\n  \"generator\": {,}\n}"), HasSubstr(":2: malformed JSON at column"));
+}
+
 }  // namespace
 }  // namespace archimedes

@@ -261,22 +261,8 @@ TEST(NativeFormatTest, NativeDurationsInBothSpellings) {
     Scenario s = Parse(std::string(R"({"duration": )") + spelling + "}");
     EXPECT_EQ(s.duration_s, 5400) << spelling;
   }
-  EXPECT_EQ(ParseDuration("2d", "arg"), 2 * kSecondsPerDay);
-  EXPECT_EQ(ParseDuration("30s", "arg"), 30);
-  EXPECT_EQ(ParseDuration("-5m", "arg"), -300);
-  EXPECT_EQ(FormatDuration(2 * kSecondsPerDay), "2d");
-  EXPECT_EQ(FormatDuration(5400), "1h30m");
-  EXPECT_EQ(FormatDuration(61), "1m1s");
-  EXPECT_EQ(FormatDuration(90061), "1d1h1m1s");
-  for (int64_t v : {int64_t{90061}, int64_t{-1}, kForever, -kForever - 1}) {
-    EXPECT_EQ(ParseDuration(FormatDuration(v), "arg"), v) << FormatDuration(v);
-  }
-  EXPECT_EQ(FormatDuration(0), "0s");
-  EXPECT_EQ(FormatDuration(-7200), "-2h");
-  EXPECT_THAT(ErrorOf([] { ParseDuration("5x", "--duration"); }),
-              HasSubstr("--duration: duration \"5x\": unknown unit 'x'"));
-  EXPECT_THAT(ErrorOf([] { ParseDuration("15", "arg"); }), HasSubstr("missing unit"));
-  EXPECT_THAT(ErrorOf([] { ParseDuration("h", "arg"); }), HasSubstr("expected a number"));
+  EXPECT_THAT(ParseError(R"({"duration": "5x"})"),
+              HasSubstr("test.json: duration: duration \"5x\": unknown unit 'x'"));
   EXPECT_THAT(ParseError(R"({"duration": "0s"})"),
               HasSubstr("duration: 0s is below the minimum 1s"));
 }

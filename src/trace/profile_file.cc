@@ -1,0 +1,338 @@
+#include "trace/profile_file.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/json_reader.h"
+
+namespace archimedes {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kFormatVersion = 1;
+
+// Writing.
+
+// Float → the double that prints as the float's shortest text, so files hold "0.1", not
+// "0.10000000149011612".
+double Short(float v) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  double d = 0;
+  std::from_chars(buffer, end, d);
+  return d;
+}
+
+json CurveJson(const DailyCurve& curve) {
+  json values = json::array();
+  values.get_ref<json::array_t&>().reserve(curve.bins());
+  for (float v : curve.values()) values.push_back(Short(v));
+  return values;
+}
+
+template <typename T>
+json DimsJson(const T& values) {
+  json object = json::object();
+  for (int d = 0; d < kProfileDims; ++d) {
+    object[std::string(DimName(static_cast<Dim>(d)))] = Short(static_cast<float>(values[d]));
+  }
+  return object;
+}
+
+json CurvesJson(const std::array<DailyCurve, kNumDims>& curves) {
+  json object = json::object();
+  for (int d = 0; d < kProfileDims; ++d) {
+    object[std::string(DimName(static_cast<Dim>(d)))] = CurveJson(curves[d]);
+  }
+  return object;
+}
+
+json ProfilesJson(const ProfileSet& profiles) {
+  json doc;
+  doc["format"] = "archimedes-profiles";
+  doc["version"] = kFormatVersion;
+  doc["bins"] = profiles.bins;
+  doc["high_quantile"] = profiles.high_quantile;
+  doc["normalized"] = profiles.normalized;
+  doc["class_criterion"] = profiles.class_criterion;
+  doc["freed"] = DimsJson(profiles.freed);
+
+  json classes = json::array();
+  for (const ProfileClass& c : profiles.classes) {
+    classes.push_back({{"id", c.id},
+                       {"description", c.description},
+                       {"members", c.members},
+                       {"level", DimsJson(c.level)},
+                       {"centroid", c.centroid},
+                       {"mean_shape", CurvesJson(c.mean_shape)},
+                       {"high_shape", CurvesJson(c.high_shape)}});
+  }
+  doc["classes"] = std::move(classes);
+
+  json pairs = json::array();
+  for (const ClassPair& p : profiles.complementarity) {
+    pairs.push_back({{"a", p.a},
+                     {"b", p.b},
+                     {"peak_reduction", DimsJson(p.peak_reduction)},
+                     {"score", Short(p.score)}});
+  }
+  doc["complementarity"] = std::move(pairs);
+
+  json hints = json::array();
+  for (const PlacementHint& h : profiles.hints) {
+    hints.push_back({{"a", h.a},
+                     {"b", h.b},
+                     {"kind", HintKindName(h.kind)},
+                     {"score", Short(h.score)},
+                     {"reason", h.reason}});
+  }
+  doc["hints"] = std::move(hints);
+
+  json apps = json::array();
+  for (const AppProfile& a : profiles.apps) {
+    const AppFeatures& f = a.features;
+    json app = {{"app", a.app},
+                {"class", a.class_id},
+                {"containers", a.containers},
+                {"samples", a.samples},
+                {"days", a.days},
+                {"replicas", a.replicas},
+                {"peak", DimsJson(a.peak)},
+                {"recommended", DimsJson(a.recommended)},
+                {"features",
+                 {{"level", DimsJson(f.level)},
+                  {"peak_to_mean", DimsJson(f.peak_to_mean)},
+                  {"burstiness", DimsJson(f.burstiness)},
+                  {"amplitude", DimsJson(f.amplitude)},
+                  {"peak_hour", DimsJson(f.peak_hour)},
+                  {"amplitude2", DimsJson(f.amplitude2)},
+                  {"peak_hour2", DimsJson(f.peak_hour2)},
+                  {"duty", DimsJson(f.duty)},
+                  {"balance", DimsJson(f.balance)}}},
+                {"mean", CurvesJson(a.mean)},
+                {"high", CurvesJson(a.high)}};
+    if (a.has_request) app["request"] = DimsJson(a.request);
+    apps.push_back(std::move(app));
+  }
+  doc["applications"] = std::move(apps);
+
+  json warnings = json::array();
+  for (const HealthWarning& w : profiles.warnings) {
+    warnings.push_back({{"app", w.app},
+                        {"container", w.container},
+                        {"kind", WarningKindName(w.kind)},
+                        {"dim", DimName(w.dim)},
+                        {"time", w.time},
+                        {"lead_time_s", w.lead_time_s},
+                        {"value", Short(w.value)},
+                        {"expected", Short(w.expected)},
+                        {"detail", w.detail}});
+  }
+  doc["warnings"] = std::move(warnings);
+  return doc;
+}
+
+// Reading.
+
+// One number per profiled dimension.
+template <typename T>
+void ReadDims(const JsonValue& v, T& out) {
+  JsonObject o(v);
+  for (int d = 0; d < kProfileDims; ++d) {
+    out[d] = static_cast<typename T::value_type>(
+        o.Require(std::string(DimName(static_cast<Dim>(d)))).Number());
+  }
+  o.RejectUnknownKeys();
+}
+
+// One curve of `bins` values per profiled dimension; GPU's is zero.
+void ReadCurves(const JsonValue& v, int bins, std::array<DailyCurve, kNumDims>& out) {
+  JsonObject o(v);
+  for (int d = 0; d < kProfileDims; ++d) {
+    const JsonValue series = o.Require(std::string(DimName(static_cast<Dim>(d))));
+    const std::vector<double> values = series.Numbers();
+    if (std::ssize(values) != bins) {
+      series.Fail("expected " + std::to_string(bins) + " values, found " +
+                  std::to_string(values.size()));
+    }
+    out[d] = DailyCurve(std::vector<float>(values.begin(), values.end()));
+  }
+  out[static_cast<int>(Dim::kGpu)] = DailyCurve(bins);
+  o.RejectUnknownKeys();
+}
+
+template <typename Kind>
+Kind ReadKind(const JsonValue& v, std::initializer_list<Kind> kinds,
+              std::string_view (*name)(Kind)) {
+  const std::string text = v.String();
+  std::string known;
+  for (Kind k : kinds) {
+    if (name(k) == text) return k;
+    known += (known.empty() ? "" : ", ") + std::string(name(k));
+  }
+  v.Fail("unknown kind \"" + text + "\"; expected one of " + known);
+}
+
+ProfileClass ReadClass(const JsonValue& v, int bins) {
+  JsonObject o(v);
+  ProfileClass c;
+  c.id = o.Require("id").Int();
+  c.description = o.Require("description").String();
+  c.members = o.Require("members").Int();
+  ReadDims(o.Require("level"), c.level);
+  for (double x : o.Require("centroid").Numbers()) c.centroid.push_back(static_cast<float>(x));
+  ReadCurves(o.Require("mean_shape"), bins, c.mean_shape);
+  ReadCurves(o.Require("high_shape"), bins, c.high_shape);
+  o.RejectUnknownKeys();
+  return c;
+}
+
+ClassPair ReadPair(const JsonValue& v) {
+  JsonObject o(v);
+  ClassPair p;
+  p.a = o.Require("a").Int();
+  p.b = o.Require("b").Int();
+  ReadDims(o.Require("peak_reduction"), p.peak_reduction);
+  p.score = static_cast<float>(o.Require("score").Number());
+  o.RejectUnknownKeys();
+  return p;
+}
+
+PlacementHint ReadHint(const JsonValue& v) {
+  JsonObject o(v);
+  PlacementHint h;
+  h.a = o.Require("a").Int();
+  h.b = o.Require("b").Int();
+  h.kind =
+      ReadKind(o.Require("kind"), {HintKind::kAffinity, HintKind::kAntiAffinity}, &HintKindName);
+  h.score = static_cast<float>(o.Require("score").Number());
+  h.reason = o.Require("reason").String();
+  o.RejectUnknownKeys();
+  return h;
+}
+
+AppProfile ReadApp(const JsonValue& v, const ProfileSet& set) {
+  JsonObject o(v);
+  AppProfile a;
+  a.app = o.Require("app").String();
+  const JsonValue class_id = o.Require("class");
+  a.class_id = class_id.Int();
+  if (set.FindClass(a.class_id) == nullptr) {
+    class_id.Fail("no class with id " + std::to_string(a.class_id));
+  }
+  a.containers = o.Require("containers").Int();
+  a.samples = o.Require("samples").Integer();
+  a.days = o.Require("days").Int();
+  a.replicas = o.Require("replicas").Int();
+  ReadDims(o.Require("peak"), a.peak);
+  ReadDims(o.Require("recommended"), a.recommended);
+  if (std::optional<JsonValue> request = o.Find("request")) {
+    a.has_request = true;
+    ReadDims(*request, a.request);
+  }
+  JsonObject f(o.Require("features"));
+  AppFeatures& features = a.features;
+  ReadDims(f.Require("level"), features.level);
+  ReadDims(f.Require("peak_to_mean"), features.peak_to_mean);
+  ReadDims(f.Require("burstiness"), features.burstiness);
+  ReadDims(f.Require("amplitude"), features.amplitude);
+  ReadDims(f.Require("peak_hour"), features.peak_hour);
+  ReadDims(f.Require("amplitude2"), features.amplitude2);
+  ReadDims(f.Require("peak_hour2"), features.peak_hour2);
+  ReadDims(f.Require("duty"), features.duty);
+  ReadDims(f.Require("balance"), features.balance);
+  f.RejectUnknownKeys();
+  ReadCurves(o.Require("mean"), set.bins, a.mean);
+  ReadCurves(o.Require("high"), set.bins, a.high);
+  o.RejectUnknownKeys();
+  return a;
+}
+
+HealthWarning ReadWarning(const JsonValue& v) {
+  JsonObject o(v);
+  HealthWarning w;
+  w.app = o.Require("app").String();
+  w.container = o.Require("container").String();
+  w.kind = ReadKind(
+      o.Require("kind"),
+      {WarningKind::kMemoryLeak, WarningKind::kCpuStuckHigh, WarningKind::kDivergentReplica},
+      &WarningKindName);
+  const JsonValue dim = o.Require("dim");
+  std::optional<Dim> parsed = ParseDim(dim.String());
+  if (!parsed) dim.Fail("unknown dimension \"" + dim.String() + "\"");
+  w.dim = *parsed;
+  w.time = o.Require("time").Integer();
+  w.lead_time_s = o.Require("lead_time_s").Integer();
+  w.value = static_cast<float>(o.Require("value").Number());
+  w.expected = static_cast<float>(o.Require("expected").Number());
+  w.detail = o.Require("detail").String();
+  o.RejectUnknownKeys();
+  return w;
+}
+
+ProfileSet ReadProfiles(const JsonValue& root) {
+  JsonObject o(root);
+  const JsonValue format = o.Require("format");
+  if (format.String() != "archimedes-profiles") {
+    format.Fail("expected \"archimedes-profiles\", got " + format.Describe());
+  }
+  const JsonValue version = o.Require("version");
+  if (version.Integer() != kFormatVersion) {
+    version.Fail("unsupported version " + std::to_string(version.Integer()) + " (expected " +
+                 std::to_string(kFormatVersion) + ")");
+  }
+  ProfileSet set;
+  const JsonValue bins = o.Require("bins");
+  set.bins = bins.Int();
+  if (set.bins <= 0 || kSecondsPerDay % set.bins != 0) {
+    bins.Fail("must divide 86400, got " + std::to_string(set.bins));
+  }
+  set.high_quantile = o.Require("high_quantile").Number();
+  set.normalized = o.Require("normalized").Bool();
+  set.class_criterion = o.Require("class_criterion").String();
+  ReadDims(o.Require("freed"), set.freed);
+  for (const JsonValue& c : o.Require("classes").Elements()) {
+    set.classes.push_back(ReadClass(c, set.bins));
+  }
+  for (const JsonValue& p : o.Require("complementarity").Elements()) {
+    set.complementarity.push_back(ReadPair(p));
+  }
+  for (const JsonValue& h : o.Require("hints").Elements()) set.hints.push_back(ReadHint(h));
+  std::map<std::string, std::string> first_at;  // app → the path that named it first
+  for (const JsonValue& a : o.Require("applications").Elements()) {
+    set.apps.push_back(ReadApp(a, set));
+    auto [it, inserted] = first_at.emplace(set.apps.back().app, a.path());
+    if (!inserted) {
+      a.Fail("application \"" + it->first + "\" appears twice (first at " + it->second + ")");
+    }
+  }
+  std::sort(set.apps.begin(), set.apps.end(),
+            [](const AppProfile& x, const AppProfile& y) { return x.app < y.app; });
+  for (const JsonValue& w : o.Require("warnings").Elements()) {
+    set.warnings.push_back(ReadWarning(w));
+  }
+  o.RejectUnknownKeys();
+  return set;
+}
+
+}  // namespace
+
+ProfileSet ReadProfilesFile(const std::string& path) {
+  const json doc = ReadJsonFile(path);
+  return ReadProfiles(JsonValue(path, doc));
+}
+
+void WriteProfilesFile(const ProfileSet& profiles, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw TraceError(path, 0, "cannot create the file");
+  out << ProfilesJson(profiles).dump() << '\n';
+  if (!out) throw TraceError(path, 0, "cannot write the file");
+}
+
+}  // namespace archimedes

@@ -1,0 +1,125 @@
+#include "trace/profile_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "profile/profiler.h"
+#include "profile/synthetic_history.h"
+#include "trace/json_reader.h"
+
+namespace archimedes {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("archimedes_profiles_" + name)).string();
+}
+
+TEST(ProfileFileTest, SaveAndLoadRoundTrip) {
+  testing::SyntheticParams params;
+  params.apps = 20;
+  params.days = 3;
+  params.anomalies_per_kind = 1;
+  Profiler profiler;
+  profiler.SetRequest("daytime-000", {4000, 8e9, 1e8, 1e8, 0});
+  testing::GenerateSyntheticHistory(
+      params,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+  ProfileSet saved = profiler.Finish();
+  std::string path = TempPath("roundtrip.json");
+  WriteProfilesFile(saved, path);
+  ProfileSet loaded = ReadProfilesFile(path);
+
+  ASSERT_EQ(loaded.apps.size(), saved.apps.size());
+  EXPECT_EQ(loaded.classes.size(), saved.classes.size());
+  EXPECT_EQ(loaded.complementarity.size(), saved.complementarity.size());
+  EXPECT_EQ(loaded.hints.size(), saved.hints.size());
+  EXPECT_EQ(loaded.warnings.size(), saved.warnings.size());
+  EXPECT_EQ(loaded.class_criterion, saved.class_criterion);
+  const AppProfile* a = loaded.Find("daytime-000");
+  const AppProfile* b = saved.Find("daytime-000");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->has_request);
+  EXPECT_EQ(a->class_id, b->class_id);
+  for (int d = 0; d < kProfileDims; ++d) {
+    for (int bin = 0; bin < loaded.bins; ++bin) {
+      EXPECT_FLOAT_EQ(a->mean[d][bin], b->mean[d][bin]);
+      EXPECT_FLOAT_EQ(a->high[d][bin], b->high[d][bin]);
+    }
+    EXPECT_NEAR(a->recommended[d], b->recommended[d], 1e-6 * b->recommended[d]);
+  }
+  EXPECT_EQ(a->mean[static_cast<int>(Dim::kGpu)].bins(), loaded.bins);
+  ASSERT_NE(loaded.Find("night-001"), nullptr);
+  EXPECT_FALSE(loaded.Find("night-001")->has_request);
+}
+
+// The message of the TraceError `f` throws, or "no error".
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ProfileFileTest, BadFilesNameTheProblem) {
+  const std::string path = TempPath("bad.json");
+  auto error = [&](const std::string& text) {
+    std::ofstream(path, std::ios::trunc) << text;
+    return ErrorOf([&] { ReadProfilesFile(path); });
+  };
+  EXPECT_EQ(error(R"({"format": "archimedes-profiles", "version": 1, "bins": 7})"),
+            path + ": bins: must divide 86400, got 7");
+  EXPECT_EQ(error(R"({"format": "archimedes-profiles", "version": 2})"),
+            path + ": version: unsupported version 2 (expected 1)");
+  EXPECT_EQ(error(R"({"format": "other"})"),
+            path + ": format: expected \"archimedes-profiles\", got string \"other\"");
+  EXPECT_THAT(error(R"({"format": "archimedes-profiles", "version": 1, "bins": "288"})"),
+              ::testing::HasSubstr(": bins: expected a whole number, got string \"288\""));
+  EXPECT_THAT(error("{"), ::testing::HasSubstr("malformed JSON"));
+  EXPECT_THAT(ErrorOf([] { ReadProfilesFile(TempPath("missing.json")); }),
+              ::testing::HasSubstr("cannot open the file"));
+}
+
+TEST(ProfileFileTest, EveryKeyIsCheckedWithItsPath) {
+  testing::SyntheticParams params;
+  params.apps = 4;
+  params.days = 1;
+  Profiler profiler;
+  testing::GenerateSyntheticHistory(
+      params,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+  const std::string path = TempPath("strict.json");
+  WriteProfilesFile(profiler.Finish(), path);
+  const nlohmann::json written = ReadJsonFile(path);
+  auto error = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json doc = written;
+    edit(doc);
+    std::ofstream(path, std::ios::trunc) << doc.dump();
+    return ErrorOf([&] { ReadProfilesFile(path); });
+  };
+  EXPECT_EQ(error([](nlohmann::json&) {}), "no error");
+  EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][1]["features"]["dutty"] = 1; }),
+              ::testing::HasSubstr("applications[1].features.dutty: unknown key \"dutty\"; did "
+                                   "you mean \"duty\"?"));
+  EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][0]["mean"]["cpu"].erase(0); }),
+              ::testing::HasSubstr("applications[0].mean.cpu: expected 288 values, found 287"));
+  EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][0]["high"]["memory"][5] = "x"; }),
+              ::testing::HasSubstr("applications[0].high.memory[5]: expected a number"));
+  EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][2]["class"] = 99; }),
+              ::testing::HasSubstr("applications[2].class: no class with id 99"));
+  EXPECT_THAT(
+      error([](nlohmann::json& d) { d["applications"][3]["app"] = d["applications"][0]["app"]; }),
+      ::testing::HasSubstr("applications[3]: application"));
+  EXPECT_THAT(error([](nlohmann::json& d) { d["classes"][0].erase("level"); }),
+              ::testing::HasSubstr("classes[0]: missing required key \"level\""));
+}
+
+}  // namespace
+}  // namespace archimedes

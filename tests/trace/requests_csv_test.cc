@@ -1,0 +1,61 @@
+#include "trace/requests_csv.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "trace/trace_error.h"
+
+namespace archimedes {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempFile(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "/requests_csv_test_" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+std::string ErrorOf(const std::string& content) {
+  const std::string path = TempFile("bad.csv", content);
+  try {
+    ReadRequestsFile(path);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(RequestsCsvTest, ReadsQuantitiesPerReplica) {
+  const std::vector<AppRequests> rows = ReadRequestsFile(TempFile(
+      "ok.csv", "app,cpu,memory,disk,network,replicas\nweb,500m,4Gi,20Mi,1G,3\ndb,2,1Gi,0,0,1\n"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].app, "web");
+  EXPECT_EQ(rows[0].request[0], 500.0);
+  EXPECT_EQ(rows[0].request[1], 4.0 * (1 << 30));
+  EXPECT_EQ(rows[0].request[2], 20.0 * (1 << 20));
+  EXPECT_EQ(rows[0].request[3], 1e9);
+  EXPECT_EQ(rows[0].request[4], 0.0);
+  EXPECT_EQ(rows[0].replicas, 3);
+  EXPECT_EQ(rows[1].request[0], 2000.0);
+
+  const std::vector<AppRequests> unnumbered =
+      ReadRequestsFile(TempFile("five.csv", "app,cpu,memory,disk,network\nweb,1,1Gi,0,0\n"));
+  ASSERT_EQ(unnumbered.size(), 1u);
+  EXPECT_EQ(unnumbered[0].replicas, 0);
+}
+
+TEST(RequestsCsvTest, ErrorsNameFileLineAndColumn) {
+  EXPECT_THAT(ErrorOf(""), HasSubstr("empty file"));
+  EXPECT_THAT(ErrorOf("name,cpu,memory,disk,network\n"), HasSubstr(":1: expected the header"));
+  EXPECT_THAT(ErrorOf("app,cpu,memory,disk,network\nweb,1,4GB,0,0\n"),
+              HasSubstr(":2: column memory: quantity \"4GB\""));
+  EXPECT_THAT(ErrorOf("app,cpu,memory,disk,network\nweb,1,1Gi,0\n"), HasSubstr(":2:"));
+}
+
+}  // namespace
+}  // namespace archimedes
