@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/quantile.h"
+
 namespace archimedes {
 
 HealthMonitor::HealthMonitor(const TrendOptions& options) : options_(options) {}
@@ -13,9 +15,7 @@ void HealthMonitor::ObserveService(int64_t now, std::span<const ReplicaSample> r
   if (replicas.size() >= 3) {
     scratch_.clear();
     for (const ReplicaSample& r : replicas) scratch_.push_back(r.memory);
-    auto middle = scratch_.begin() + static_cast<std::ptrdiff_t>(scratch_.size() / 2);
-    std::nth_element(scratch_.begin(), middle, scratch_.end());
-    median = *middle;
+    median = Median(scratch_);
   }
   for (const ReplicaSample& r : replicas) {
     if (static_cast<size_t>(r.id) >= tracked_.size()) {

@@ -14,6 +14,8 @@
 
 #include "magi/member.h"
 #include "magi/observer.h"
+#include "model/quantile.h"
+#include "model/text_table.h"
 #include "sched/framework.h"
 #include "sched/kubernetes_scheduler.h"
 #include "sim/fault_review.h"
@@ -817,9 +819,7 @@ int64_t MagiDetectionBound(const FaultSimParams& params) {
 }
 
 int64_t Percentile(const std::vector<int64_t>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+  return sorted.empty() ? 0 : sorted[NearestRankIndex(sorted.size(), q)];
 }
 
 FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>& faults,
@@ -902,43 +902,38 @@ std::string FormatFaultTable(const FaultSimResult& r) {
   for (const magi::Member& m : r.members) out += " " + std::to_string(m.id) + "@" + m.pod;
   out += "\n\n";
 
-  auto cell = [](const std::string& s) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%24s", s.c_str());
-    return std::string(buf);
-  };
+  std::vector<TextTable::Column> columns{{.width = 38, .align = TextTable::Align::kLeft}};
+  columns.resize(1 + r.controllers.size(), {.width = 24});
+  TextTable table(std::move(columns));
   auto row = [&](const std::string& label, auto value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%-38s", label.c_str());
-    std::string line = buf;
-    for (const ControllerReport& c : r.controllers) line += cell(value(c));
-    return line + "\n";
+    std::vector<std::string> cells{label};
+    for (const ControllerReport& c : r.controllers) cells.push_back(value(c));
+    table.AddRow(std::move(cells));
   };
-  out += row("", [](const ControllerReport& c) { return c.name; });
-  out += row("offline declarations",
-             [](const ControllerReport& c) { return std::to_string(c.declarations); });
-  out += row("  false (node was serving)",
-             [](const ControllerReport& c) { return std::to_string(c.false_declarations); });
-  out += row("needless migrations (containers)",
-             [](const ControllerReport& c) { return std::to_string(c.needless_migrations); });
-  out += row("needed migrations (containers)",
-             [](const ControllerReport& c) { return std::to_string(c.needed_migrations); });
-  out += row("migrations vetoed by MAGI review",
-             [](const ControllerReport& c) { return std::to_string(c.migrations_rejected); });
-  out += row("container-hours lost",
-             [](const ControllerReport& c) { return Hours(c.container_seconds_lost); });
-  out += row("  containers still without a node",
-             [](const ControllerReport& c) { return std::to_string(c.waiting_at_end); });
-  out += row("real failures (crashes)",
-             [](const ControllerReport& c) { return std::to_string(c.real_failures); });
-  out +=
-      row("  missed", [](const ControllerReport& c) { return std::to_string(c.missed_failures); });
-  out += row("detection delay p50 / p99 / max (s)", [](const ControllerReport& c) {
+  row("", [](const ControllerReport& c) { return c.name; });
+  row("offline declarations",
+      [](const ControllerReport& c) { return std::to_string(c.declarations); });
+  row("  false (node was serving)",
+      [](const ControllerReport& c) { return std::to_string(c.false_declarations); });
+  row("needless migrations (containers)",
+      [](const ControllerReport& c) { return std::to_string(c.needless_migrations); });
+  row("needed migrations (containers)",
+      [](const ControllerReport& c) { return std::to_string(c.needed_migrations); });
+  row("migrations vetoed by MAGI review",
+      [](const ControllerReport& c) { return std::to_string(c.migrations_rejected); });
+  row("container-hours lost",
+      [](const ControllerReport& c) { return Hours(c.container_seconds_lost); });
+  row("  containers still without a node",
+      [](const ControllerReport& c) { return std::to_string(c.waiting_at_end); });
+  row("real failures (crashes)",
+      [](const ControllerReport& c) { return std::to_string(c.real_failures); });
+  row("  missed", [](const ControllerReport& c) { return std::to_string(c.missed_failures); });
+  row("detection delay p50 / p99 / max (s)", [](const ControllerReport& c) {
     const auto& d = c.detection_delays_s;
     return std::to_string(Percentile(d, 0.5)) + " / " + std::to_string(Percentile(d, 0.99)) +
            " / " + std::to_string(d.empty() ? 0 : d.back());
   });
-  return out;
+  return out + table.Format();
 }
 
 json FaultSimToJson(const FaultSimResult& r) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "model/quantile.h"
+
 namespace archimedes {
 
 ShapeMix ShapeMix::FromWorkload(const Workload& workload, int max_shapes) {
@@ -48,17 +50,7 @@ double FragmentationRate(const ClusterState& state, const ShapeMix& mix) {
 }
 
 double Percentile(std::vector<std::pair<double, double>> samples, double q) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  double total = 0;
-  for (const auto& s : samples) total += s.second;
-  double target = q * total, seen = 0;
-  for (const auto& s : samples) {
-    seen += s.second;
-    if (seen >= target) return s.first;
-  }
-  return samples.back().first;
+  return WeightedQuantile(std::move(samples), q);
 }
-
 
 }  // namespace archimedes
