@@ -53,6 +53,8 @@ class BatchPlacement {
   // The fleet changed (a node added, failed or recovered).
   virtual void FleetChanged() {}
   virtual void BeginUsageRound(EngineCore& core) {}
+  // Whether the strategy reads the services' usage (ObserveServices).
+  virtual bool observes_services() const { return false; }
   // The services on ready node `n` use `service_usage` now (zero for a node that is not ready).
   virtual void ObserveServices(EngineCore& core, NodeId n,
                                const std::array<float, kNumDims>& usage) {}

@@ -5,20 +5,6 @@
 #include "engine/core.h"
 
 namespace archimedes {
-namespace {
-
-// The dimensions kube-scheduler checks requests in; an envelope over them lets a cycle skip, in
-// O(1), tasks that no node could take.
-constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
-
-bool Dominates(const Resources& a, const Resources& b) {
-  for (Dim d : kRequestDims) {
-    if (a[d] < b[d]) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 void BatchQueue::Place(EngineCore& core) {
   const BatchPlacement& batch = core.batch_placement();
@@ -93,16 +79,6 @@ void BatchQueue::RecomputeEnvelope(const EngineCore& core) {
   for (NodeId n = 0; n < core.state().num_nodes(); ++n) {
     if (core.state().ready(n)) envelope_ = Max(envelope_, core.batch_placement().TaskRoom(core, n));
   }
-}
-
-bool BatchQueue::EnvelopeAdmits(const Resources& r) const {
-  for (Dim d : kRequestDims) {
-    if (r[d] > envelope_[d]) return false;
-  }
-  for (const Resources& failed : failed_shapes_) {
-    if (Dominates(r, failed)) return false;
-  }
-  return true;
 }
 
 // Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.

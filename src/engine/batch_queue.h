@@ -7,6 +7,7 @@
 #ifndef ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
 #define ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +26,25 @@ class BatchQueue {
  private:
   bool PlaceJob(EngineCore& core, int32_t j);
   void RecomputeEnvelope(const EngineCore& core);
-  bool EnvelopeAdmits(const Resources& r) const;
+  // Inline: asked for every queued job in every cycle.
+  bool EnvelopeAdmits(const Resources& r) const {
+    for (Dim d : kRequestDims) {
+      if (r[d] > envelope_[d]) return false;
+    }
+    for (const Resources& failed : failed_shapes_) {
+      if (Dominates(r, failed)) return false;
+    }
+    return true;
+  }
+  // The dimensions kube-scheduler checks requests in; an envelope over them lets a cycle skip, in
+  // O(1), tasks that no node could take.
+  static constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
+  static bool Dominates(const Resources& a, const Resources& b) {
+    for (Dim d : kRequestDims) {
+      if (a[d] < b[d]) return false;
+    }
+    return true;
+  }
   void AddFailedShape(const Resources& r);
 
   Resources envelope_;

@@ -37,6 +37,7 @@ EngineCore::EngineCore(const Policy& policy, EngineOptions options, std::vector<
   }
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
+  reads_usage_ = pressure_ || health_ || batch_->observes_services();
   SetUpProfiles();
 }
 

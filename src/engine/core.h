@@ -238,6 +238,9 @@ class EngineCore {
   std::unique_ptr<BatchPlacement> batch_;
   std::unique_ptr<PressureResponse> pressure_;
   std::unique_ptr<HealthResponse> health_;
+  // Some strategy reads usage (relief, health, reclaimed capacity): without one, a usage round
+  // only sets the nodes' batch limits.
+  bool reads_usage_ = false;
   ClusterState state_;
   std::vector<uint8_t> removed_;  // per node: it left the fleet
   std::vector<Service> services_;

@@ -209,9 +209,11 @@ void EngineCore::ContainerLost(ContainerId id) {
 void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
   ++round_;
   round_node_ = -1;
-  for (const UsageSample& sample : fleet) {
-    CheckContainer(sample.container);
-    Record(sample);
+  if (reads_usage_) {
+    for (const UsageSample& sample : fleet) {
+      CheckContainer(sample.container);
+      Record(sample);
+    }
   }
   unpark_all = true;
   dirty = true;
@@ -231,6 +233,10 @@ void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
 void EngineCore::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) {
   CheckNode(n);
   round_node_ = -1;
+  if (!reads_usage_) {
+    Throttle(n, batch_->Limits(*this, n));
+    return;
+  }
   node_containers_.clear();
   for (const UsageSample& sample : samples) {
     CheckContainer(sample.container);

@@ -143,6 +143,7 @@ class PlannedBatch : public BatchPlacement {
 
   void BeginUsageRound(EngineCore& core) override { SampleServerlessDemand(core); }
 
+  bool observes_services() const override { return true; }
   void ObserveServices(EngineCore& core, NodeId n, const Usage& usage) override {
     if (core.state().ready(n)) capacity_.Observe(core.state(), n, usage);
     observed_service_.resize(static_cast<size_t>(core.state().num_nodes()) * kNumDims);

@@ -29,6 +29,7 @@ class ReclaimedBatch : public BatchPlacement {
     return capacity_.allocatable()[n] - core.state().task_requested(n);
   }
 
+  bool observes_services() const override { return true; }
   void ObserveServices(EngineCore& core, NodeId n, const Usage& usage) override {
     if (core.state().ready(n)) capacity_.Observe(core.state(), n, usage);
   }

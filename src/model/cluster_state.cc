@@ -112,8 +112,4 @@ void ClusterState::Remove(ContainerId id) {
   --live_;
 }
 
-bool ClusterState::alive(ContainerId id) const {
-  return id >= 0 && id < id_limit() && slot_on_node_[id] >= 0;
-}
-
 }  // namespace archimedes

@@ -92,7 +92,7 @@ class ClusterState {
   // Places `c` on `c.node`; the id stays valid until Remove.
   ContainerId Add(const Container& c);
   void Remove(ContainerId id);
-  bool alive(ContainerId id) const;
+  bool alive(ContainerId id) const { return id >= 0 && id < id_limit() && slot_on_node_[id] >= 0; }
   const Container& container(ContainerId id) const { return containers_[id]; }
   std::span<const ContainerId> containers_on(NodeId n) const { return on_node_[n]; }
   int num_containers() const { return live_; }
