@@ -153,6 +153,13 @@ int32_t EngineCore::SubmitJob(const BatchJob& job, int64_t give_up_at) {
   const auto j = static_cast<int32_t>(jobs_.size());
   jobs_.push_back(job);
   JobRun& run = job_runs_.emplace_back();
+  if (std::string why = ValidateJob(job); !why.empty()) {
+    run.rejected = true;
+    Emit(Action{.kind = ActionKind::kReject,
+                .job = j,
+                .message = "job \"" + job.name + "\": " + std::move(why)});
+    return j;
+  }
   run.give_up_at = give_up_at;
   run.greedy = batch_->Greedy(job);
   run.pending = job.tasks;

@@ -135,8 +135,9 @@ class Engine {
   void ScaleService(int32_t service, int replicas);
   void DeleteService(int32_t service);
 
-  // Jobs. Returns the job's id, also for a job rejected with a kReject action. Unstarted tasks
-  // fail at `give_up_at` (the submitter's patience).
+  // Jobs. Returns the job's id, also for a job rejected with a kReject action (one that can
+  // never run: model/workload.h's ValidateJob). Unstarted tasks fail at `give_up_at` (the
+  // submitter's patience). A task larger than every node so far waits: nodes may come.
   int32_t SubmitJob(const BatchJob& job, int64_t give_up_at);
   void CancelJob(int32_t job);
 

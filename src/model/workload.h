@@ -104,6 +104,10 @@ struct Scenario {
   int64_t duration_s = 2 * kSecondsPerDay;
 };
 
+// Why `job` cannot run, naming the field as the native format spells it ("delay_tolerance is -5s;
+// it must not be negative"), or an empty string when the job is acceptable.
+std::string ValidateJob(const BatchJob& job);
+
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_MODEL_WORKLOAD_H_

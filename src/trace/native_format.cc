@@ -676,38 +676,4 @@ BatchJob ParseJobJson(const json& job, const std::string& source_name) {
   return ReadJob(JsonValue(source_name, job, ""));
 }
 
-std::string ValidateJob(const BatchJob& job) {
-  if (job.name.empty()) return "name is empty";
-  if (job.type != JobType::kServerless && job.type != JobType::kOffline) {
-    return "type is unknown; expected serverless or offline";
-  }
-  if (job.submit_time < 0) {
-    return "submit is " + FormatDuration(job.submit_time) +
-           "; times count from the start of the scenario and must not be negative";
-  }
-  if (job.tasks < 1) {
-    return "tasks is " + std::to_string(job.tasks) + "; a job needs at least one task";
-  }
-  if (job.task_requests.IsZero()) return "requests is empty; a task must request some resource";
-  if (job.task_requests.AnyNegative()) {
-    return "requests has a negative amount: " + ToString(job.task_requests);
-  }
-  if (job.duration_estimate_s <= 0) {
-    return "duration_estimate is " + FormatDuration(job.duration_estimate_s) +
-           "; it must be positive";
-  }
-  if (job.duration_s <= 0) {
-    return "duration is " + FormatDuration(job.duration_s) + "; it must be positive";
-  }
-  if (!std::isfinite(job.utilization) || job.utilization < 0) {
-    return "utilization is " + std::to_string(job.utilization) +
-           "; it must be a share of the CPU request, 0 or more";
-  }
-  if (job.delay_tolerance_s < 0) {
-    return "delay_tolerance is " + FormatDuration(job.delay_tolerance_s) +
-           "; it must not be negative";
-  }
-  return "";
-}
-
 }  // namespace archimedes

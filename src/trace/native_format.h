@@ -54,10 +54,6 @@ std::vector<BatchJob> ReadJobsFile(const std::string& path,
 // One job object of the format (what the native job API accepts). Throws TraceError.
 BatchJob ParseJobJson(const nlohmann::json& job, const std::string& source_name);
 
-// Why `job` cannot run, naming the field as the format spells it ("delay_tolerance is -5s; it must
-// not be negative"), or an empty string when the job is acceptable.
-std::string ValidateJob(const BatchJob& job);
-
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_TRACE_NATIVE_FORMAT_H_

@@ -166,6 +166,23 @@ TEST(EngineTest, StartsTasksAndCountsThemThroughTheirLives) {
   EXPECT_EQ(OfKind(Take(engine), ActionKind::kStop).size(), 4U);
 }
 
+TEST(EngineTest, RejectsAJobThatCanNeverRunWithItsReason) {
+  Engine engine(MakePolicy("archimedes"), {}, {MakeNode("a", 4000, 8 * kGi)}, {});
+  BatchJob none = MakeJob("nothing", 0, 1000, kGi);
+  const int32_t rejected = engine.SubmitJob(none, 1000);
+  const int32_t fine = engine.SubmitJob(MakeJob("fine", 1, 1000, kGi), 1000);
+  std::vector<Action> actions = Take(engine);
+  ASSERT_EQ(actions.size(), 1U);
+  EXPECT_EQ(actions[0].kind, ActionKind::kReject);
+  EXPECT_EQ(actions[0].job, rejected);
+  EXPECT_EQ(actions[0].message, "job \"nothing\": tasks is 0; a job needs at least one task");
+  EXPECT_TRUE(engine.job_status(rejected).rejected);
+  engine.Schedule();
+  actions = Take(engine);
+  ASSERT_EQ(OfKind(actions, ActionKind::kStartTask).size(), 1U);
+  EXPECT_EQ(OfKind(actions, ActionKind::kStartTask)[0].job, fine);
+}
+
 TEST(EngineTest, AFailedNodesReplicasArePlacedElsewhere) {
   Engine engine(MakePolicy("k8s-default"), {},
                 {MakeNode("a", 4000, 8 * kGi), MakeNode("b", 4000, 8 * kGi)},
