@@ -47,6 +47,13 @@ std::vector<Action> Take(Engine& engine) {
   return taken;
 }
 
+std::vector<Node> Nodes(int count, int64_t cpu, int64_t memory) {
+  std::vector<Node> nodes;
+  nodes.reserve(count);
+  for (int i = 0; i < count; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), cpu, memory));
+  return nodes;
+}
+
 std::vector<Action> OfKind(const std::vector<Action>& actions, ActionKind kind) {
   std::vector<Action> out;
   std::copy_if(actions.begin(), actions.end(), std::back_inserter(out),
@@ -85,8 +92,7 @@ TEST(EngineTest, BindsTheReplicasOfAScaledServiceAndReportsThem) {
 // labels (the GPU trace pins services to a gpu-model this way), under every policy.
 TEST(EngineTest, EveryPolicyHonoursTheNodeSelector) {
   for (const std::string& name : AllPolicyNames()) {
-    std::vector<Node> nodes;
-    for (int i = 0; i < 4; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 32 * kGi));
+    std::vector<Node> nodes = Nodes(4, 8000, 32 * kGi);
     nodes[2].labels["gpu-model"] = "A100";
     Service gpu = MakeService("trainer", 1000, 4 * kGi);
     gpu.node_selector = {{"gpu-model", "A100"}};
@@ -110,9 +116,7 @@ TEST(EngineTest, EveryPolicyHonoursTheNodeSelector) {
 TEST(EngineTest, OnePolicyDrivesManyEnginesAlike) {
   const Policy policy = MakePolicy("archimedes");
   auto run = [&policy] {
-    std::vector<Node> nodes;
-    for (int i = 0; i < 6; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 8000, 16 * kGi));
-    Engine engine(policy, {.seed = 7}, nodes,
+    Engine engine(policy, {.seed = 7}, Nodes(6, 8000, 16 * kGi),
                   {MakeService("api", 1500, 2 * kGi), MakeService("db", 2500, 6 * kGi)});
     engine.ScaleService(0, 5);
     engine.ScaleService(1, 3);
@@ -274,8 +278,9 @@ std::vector<Action> OverloadNodeA(std::unique_ptr<Engine>& engine, int64_t start
   engine->AddNode(MakeNode("b", 8000, 16 * kGi));
   engine->AdvanceTo(600);
   std::vector<UsageSample> samples;
+  samples.reserve(binds.size());
   for (const Action& bind : binds) {
-    samples.push_back({.container = bind.container, .usage = {3800.0F, float(kGi / 2)}});
+    samples.push_back({.container = bind.container, .usage = {3800.0F, 0.5F * kGi}});
   }
   engine->BeginUsageRound(samples);
   engine->ObserveNodeUsage(0, samples);
@@ -345,11 +350,25 @@ TEST(EngineTest, BadEventsNameTheirInputAndChangeNothing) {
     engine.FailNode(7);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find('7'), std::string::npos) << e.what();
   }
   EXPECT_EQ(engine.now(), 100);
   EXPECT_TRUE(engine.cluster().ready(0));
   EXPECT_TRUE(engine.actions().empty());
+}
+
+TEST(EngineTest, ADeletedServiceStopsItsReplicasAndTakesNoMoreEvents) {
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)},
+                {MakeService("web", 1000, kGi)});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  Take(engine);
+  engine.DeleteService(0);
+  EXPECT_EQ(OfKind(Take(engine), ActionKind::kStop).size(), 2U);
+  EXPECT_TRUE(engine.service_status(0).replicas.empty());
+  EXPECT_THROW(engine.ScaleService(0, 1), std::invalid_argument);
+  // Its name is free again.
+  EXPECT_EQ(engine.CreateService(MakeService("web", 500, kGi)), 1);
 }
 
 TEST(EngineTest, AServiceCreatedLaterIsPlacedByProfilesToo) {
