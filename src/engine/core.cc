@@ -395,7 +395,10 @@ Usage EngineCore::PredictedRise(NodeId n, const Usage& usage) const {
     const std::span<const float> curve = predicted_->usage(n, dim);
     if (curve[bin] <= 0) continue;
     float peak = curve[bin];
-    for (int b = 1; b <= horizon; ++b) peak = std::max(peak, curve[(bin + b) % bins]);
+    for (int b = 1, i = bin; b <= horizon; ++b) {
+      if (++i == bins) i = 0;
+      peak = std::max(peak, curve[i]);
+    }
     rise[d] = std::max(1.0F, usage[d] / curve[bin]) * (peak - curve[bin]);
   }
   return rise;

@@ -118,9 +118,10 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
       const float* usage =
           &in.service_usage[(static_cast<size_t>(n) * kNumDims + d) * in.usage_bins];
       int64_t* row = &free_[(static_cast<size_t>(n) * dims_ + a) * bins_];
-      for (int b = 0; b < bins_; ++b) {
-        const int64_t periodic = (first_bin + b) % in.usage_bins;
-        double service = usage[periodic < 0 ? periodic + in.usage_bins : periodic];
+      int periodic =
+          static_cast<int>(((first_bin % in.usage_bins) + in.usage_bins) % in.usage_bins);
+      for (int b = 0; b < bins_; ++b, periodic = periodic + 1 == in.usage_bins ? 0 : periodic + 1) {
+        double service = usage[periodic];
         if (b == 0 && !in.observed_service_usage.empty()) {
           service = std::max<double>(service, in.observed_service_usage[n * kNumDims + d]);
         }

@@ -55,6 +55,8 @@ NodeId PredictedLoad::AddNode(const Node& node) {
   mean_sum_.resize(usage_.size(), 0.0f);
   deviation_sq_.resize(usage_.size(), 0.0);
   quantile_.resize(usage_.size(), 0.0f);
+  quantile_block_max_.resize(quantile_block_max_.size() + static_cast<size_t>(kNumDims) * blocks_,
+                             0.0f);
   groups_.emplace_back();
   peak_.resize(peak_.size() + kNumDims, 0.0f);
   peak_bin_.resize(peak_bin_.size() + kNumDims, 0);
@@ -250,6 +252,8 @@ void PredictedLoad::ClearQuantile(NodeId n) {
   std::fill_n(&mean_sum_[first], count, 0.0f);
   std::fill_n(&deviation_sq_[first], count, 0.0);
   std::fill_n(&quantile_[first], count, 0.0f);
+  std::fill_n(&quantile_block_max_[BlockOffset(n, 0)], static_cast<size_t>(kNumDims) * blocks_,
+              0.0f);
   groups_[n].clear();
 }
 
@@ -305,6 +309,7 @@ void PredictedLoad::UpdateQuantile(NodeId n, const Demand& demand, int sign) {
     for (int b = 0; b < bins_; ++b) {
       q[b] = std::max(m[b] + static_cast<float>(std::sqrt(std::max(v[b], 0.0))), 0.0f);
     }
+    if (!group_emptied) UpdateQuantileBlocks(n, d);
   }
   if (!group_emptied) return;
   // Exact zero once no profiled resident is left: the squares would otherwise leave dust.
@@ -312,6 +317,16 @@ void PredictedLoad::UpdateQuantile(NodeId n, const Demand& demand, int sign) {
     const size_t off = Offset(n, static_cast<Dim>(d));
     std::fill_n(&deviation_sq_[off], bins_, 0.0);
     for (int b = 0; b < bins_; ++b) quantile_[off + b] = std::max(mean_sum_[off + b], 0.0f);
+    UpdateQuantileBlocks(n, d);
+  }
+}
+
+void PredictedLoad::UpdateQuantileBlocks(NodeId n, int d) {
+  const float* q = &quantile_[Offset(n, static_cast<Dim>(d))];
+  float* blocks = &quantile_block_max_[BlockOffset(n, d)];
+  for (int k = 0; k < blocks_; ++k) {
+    blocks[k] = *std::max_element(q + static_cast<ptrdiff_t>(k) * block_bins_,
+                                  q + static_cast<ptrdiff_t>(k + 1) * block_bins_);
   }
 }
 
@@ -494,6 +509,7 @@ void PredictedLoad::ClearResidents() {
   std::fill(mean_sum_.begin(), mean_sum_.end(), 0.0f);
   std::fill(deviation_sq_.begin(), deviation_sq_.end(), 0.0);
   std::fill(quantile_.begin(), quantile_.end(), 0.0f);
+  std::fill(quantile_block_max_.begin(), quantile_block_max_.end(), 0.0f);
   for (auto& groups : groups_) groups.clear();
   std::fill(residents_.begin(), residents_.end(), 0);
   for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
@@ -511,11 +527,23 @@ void PredictedLoad::FreeCurve(NodeId n, Dim d, std::span<float> out) const {
 
 float PredictedLoad::MinFree(NodeId n, Dim d, int first_bin, int num_bins) const {
   const float* u = &quantile_[Offset(n, d)];
+  const float* blocks = &quantile_block_max_[BlockOffset(n, static_cast<int>(d))];
   float most = 0.0f;
   int b = ((first_bin % bins_) + bins_) % bins_;
-  for (int i = 0; i < std::min(num_bins, bins_); ++i) {
-    most = std::max(most, u[b]);
-    if (++b == bins_) b = 0;
+  int left = std::min(num_bins, bins_);
+  // Bin by bin up to a block boundary, then whole blocks by their maxima, then the rest: the
+  // maximum is exact either way.
+  while (left > 0) {
+    if (b % block_bins_ == 0 && left >= block_bins_) {
+      most = std::max(most, blocks[b / block_bins_]);
+      b += block_bins_;
+      left -= block_bins_;
+    } else {
+      most = std::max(most, u[b]);
+      ++b;
+      --left;
+    }
+    if (b == bins_) b = 0;
   }
   return limit(n, d) - most;
 }

@@ -179,7 +179,8 @@ class PredictedLoad {
   }
   // `out` must hold bins() values.
   void FreeCurve(NodeId n, Dim d, std::span<float> out) const;
-  // The least free over `num_bins` bins from `first_bin`, wrapping around midnight.
+  // The least free over `num_bins` bins from `first_bin`, wrapping around midnight: O(blocks +
+  // block size), not O(num_bins).
   float MinFree(NodeId n, Dim d, int first_bin, int num_bins) const;
 
   // Topology domains: dense ids of the node's zone and POD.
@@ -208,6 +209,8 @@ class PredictedLoad {
   // Adds (sign +1) or removes (−1) one resident's share of the node quantile of node `n`.
   void UpdateQuantile(NodeId n, const Demand& demand, int sign);
   void ClearQuantile(NodeId n);
+  // Recomputes the block maxima of the node quantile of node `n` in dimension `d`.
+  void UpdateQuantileBlocks(NodeId n, int d);
   // Appends a high curve to curves_ (resampled), its block maxima and its peaks.
   CurveId AddHighCurve(const std::array<DailyCurve, kNumDims>& high);
   // Registers the mean and deviation of the curve just appended to curves_.
@@ -240,6 +243,7 @@ class PredictedLoad {
   std::vector<float> mean_sum_;
   std::vector<double> deviation_sq_;
   std::vector<float> quantile_;
+  std::vector<float> quantile_block_max_;  // nodes × dims × blocks: MinFree walks blocks
   std::vector<std::vector<std::pair<CurveId, int32_t>>> groups_;
   std::vector<int32_t> service_app_, service_curve_, service_class_;
   int num_apps_ = 0;

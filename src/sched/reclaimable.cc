@@ -52,11 +52,6 @@ bool CanCover(Deficit remaining, int budget, std::span<const YieldingTask> tasks
 
 }  // namespace
 
-int64_t ReclaimableAmount(int64_t capacity, double buffer, double service_usage) {
-  return static_cast<int64_t>(
-      std::floor(static_cast<double>(capacity) * (1.0 - buffer) - service_usage));
-}
-
 bool Compressible(Dim dim) { return dim == Dim::kCpu || dim == Dim::kDisk || dim == Dim::kNetwork; }
 
 YieldDecision YieldToServices(const std::array<double, kNumDims>& service_usage,

@@ -12,6 +12,7 @@
 #define ARCHIMEDES_SCHED_RECLAIMABLE_H_
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -23,8 +24,11 @@ namespace archimedes {
 inline constexpr double kDefaultBurstBuffer = 0.10;
 
 // capacity × (1 − buffer) − service_usage, rounded down to whole units; negative when services
-// already reach into the buffer.
-int64_t ReclaimableAmount(int64_t capacity, double buffer, double service_usage);
+// already reach into the buffer. Inline: the planner calls it for every node, dimension and bin.
+inline int64_t ReclaimableAmount(int64_t capacity, double buffer, double service_usage) {
+  return static_cast<int64_t>(
+      std::floor(static_cast<double>(capacity) * (1.0 - buffer) - service_usage));
+}
 
 // True for the dimensions a kernel can throttle (cpu, disk, network); memory and gpu are not.
 bool Compressible(Dim dim);

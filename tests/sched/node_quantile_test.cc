@@ -49,7 +49,8 @@ float Tolerance(float scale) { return 2e-5f * scale + 1e-3f; }
 // Random residents of services with a mean and high profile, services sharing one application's
 // curve, services profiled by their high curve only, and unprofiled services (requests flat),
 // added and removed at random; after every step the node quantile equals the formula recomputed
-// from scratch and never exceeds the sum of the high curves.
+// from scratch and never exceeds the sum of the high curves, and MinFree is its exact window
+// minimum.
 TEST(NodeQuantileTest, MatchesTheFormulaThroughAddsAndRemoves) {
   std::mt19937_64 rng(3);
   std::vector<Node> nodes;
@@ -119,6 +120,19 @@ TEST(NodeQuantileTest, MatchesTheFormulaThroughAddsAndRemoves) {
           ASSERT_NEAR(q[b], expected, Tolerance(scale))
               << "node " << n << " dim " << d << " bin " << b << " step " << step;
           ASSERT_LE(q[b], sum[b] + Tolerance(scale));
+        }
+        // MinFree, which walks block maxima, is exactly the bin-by-bin minimum over any window,
+        // wrapping past midnight included.
+        for (int trial = 0; trial < 20; ++trial) {
+          const int first = static_cast<int>(rng() % 400) - 50;
+          const int span = 1 + static_cast<int>(rng() % 300);
+          float most = 0.0f;
+          for (int i = 0; i < std::min(span, load.bins()); ++i) {
+            most = std::max(most, q[((first + i) % load.bins() + load.bins()) % load.bins()]);
+          }
+          ASSERT_EQ(load.MinFree(n, static_cast<Dim>(d), first, span),
+                    load.limit(n, static_cast<Dim>(d)) - most)
+              << "node " << n << " dim " << d << " window " << first << "+" << span;
         }
       }
     }

@@ -1,8 +1,6 @@
 #include "sched/plugins/time_aware_batch_fit.h"
 
 #include <algorithm>
-#include <limits>
-#include <optional>
 
 #include "sched/predicted_load.h"
 
@@ -11,63 +9,57 @@ namespace {
 
 constexpr Dim kBatchDims[] = {Dim::kCpu, Dim::kMemory};
 
-// Per dimension, the least room the node keeps over the task's window once the batch already
-// there is counted: limit − predicted services − batch requests. Negative when it does not fit.
-struct Room {
-  float cpu_share = 0;  // room left after the task, as a share of the limit
-  float memory_share = 0;
-  bool fits = false;
+// What the task claims in `d` on the node beside the batch already there, and the room it must
+// leave: the serverless reserve, unless it is serverless itself (which may instead count the
+// CPU it can borrow from offline tasks).
+struct Claim {
+  int64_t claimed = 0;
+  float reserve = 0;
 };
 
-// The bins of the task's estimated run: from the one holding now, at least one, at most a day.
-struct Window {
-  int first = 0;
-  int span = 0;
-};
-
-Window TaskWindow(const PredictedLoad& load, int64_t now, int64_t duration_estimate_s) {
-  const int64_t bin_seconds = kSecondsPerDay / load.bins();
-  return {.first = load.BinAt(now),
-          .span = static_cast<int>(std::clamp<int64_t>(
-              (duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()))};
+Claim ClaimOf(const SchedulingContext& ctx, const PodRequest& pod, NodeId node, Dim d) {
+  const bool reserving = !pod.serverless && !ctx.serverless_reserve.empty();
+  const int64_t borrowable = pod.serverless && d == Dim::kCpu && !ctx.borrowable_cpu.empty()
+                                 ? ctx.borrowable_cpu[node]
+                                 : 0;
+  return {.claimed = ctx.state.task_requested(node)[d] + pod.requests[d] - borrowable,
+          .reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f};
 }
 
-// With `shares` false (the filter, which needs only `fits`) it stops at the first dimension that
-// does not fit, and tests the batch allocatable, a per-node number, before the predicted window:
-// most nodes a task is tried on are full now, and the window scan is the expensive part.
-Room RoomFor(const SchedulingContext& ctx, const PodRequest& pod, NodeId node, bool shares) {
-  const PredictedLoad& load = *ctx.predicted;
-  std::optional<Window> window;  // found when first needed: the filter often fails before
-  const Resources& batch = ctx.state.task_requested(node);
-  const bool reserving = !pod.serverless && !ctx.serverless_reserve.empty();
-  // A serverless task may also take the CPU the node can throttle out of its offline tasks.
-  const int64_t borrowable =
-      pod.serverless && !ctx.borrowable_cpu.empty() ? ctx.borrowable_cpu[node] : 0;
-  Room room{.fits = true};
-  for (Dim d : kBatchDims) {
-    const float limit = load.limit(node, d);
-    const float reserve = reserving ? static_cast<float>(ctx.serverless_reserve[node][d]) : 0.0f;
-    const int64_t claimed = batch[d] + pod.requests[d] - (d == Dim::kCpu ? borrowable : 0);
-    float left = std::numeric_limits<float>::infinity();
-    if (!ctx.batch_allocatable.empty()) {
-      left = static_cast<float>(ctx.batch_allocatable[node][d] - claimed) - reserve;
-      if (!shares && left < 0) return Room{};
-    }
-    if (!window) window = TaskWindow(load, ctx.now, pod.duration_estimate_s);
-    left = std::min(left, load.MinFree(node, d, window->first, window->span) -
-                              static_cast<float>(claimed) - reserve);
-    if (left < 0) {
-      if (!shares) return Room{};
-      room.fits = false;
-    }
-    const float share = limit > 0 ? left / limit : 0;
-    (d == Dim::kCpu ? room.cpu_share : room.memory_share) = share;
-  }
-  return room;
+// The room the task leaves in `d` of the node's batch allocatable now.
+float AllocatableLeft(const SchedulingContext& ctx, NodeId node, Dim d, const Claim& claim) {
+  return static_cast<float>(ctx.batch_allocatable[node][d] - claim.claimed) - claim.reserve;
+}
+
+// The least room the task leaves in `d`, now (batch allocatable, where the context has one) and
+// over the window: negative when it does not fit.
+float RoomLeft(const SchedulingContext& ctx, NodeId node, Dim d, const Claim& claim,
+               const TaskWindow& window) {
+  const float over_window = ctx.predicted->MinFree(node, d, window.first, window.span) -
+                            static_cast<float>(claim.claimed) - claim.reserve;
+  if (ctx.batch_allocatable.empty()) return over_window;
+  return std::min(AllocatableLeft(ctx, node, d, claim), over_window);
 }
 
 }  // namespace
 
+const TaskWindow& TaskWindowMemo::For(const PredictedLoad& load, int64_t now,
+                                      int64_t duration_estimate_s) {
+  if (now != now_ || duration_estimate_s != duration_estimate_s_ || load.bins() != bins_) {
+    const int64_t bin_seconds = kSecondsPerDay / load.bins();
+    window_ = {.first = load.BinAt(now),
+               .span = static_cast<int>(std::clamp<int64_t>(
+                   (duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()))};
+    now_ = now;
+    duration_estimate_s_ = duration_estimate_s;
+    bins_ = load.bins();
+  }
+  return window_;
+}
+
+// The filter needs only the verdict, and most nodes a task is tried on are full now: the batch
+// allocatable, a per-node number, is tested before the window scan, and the first dimension that
+// does not fit ends it.
 bool TimeAwareBatchFit::Filter(const SchedulingContext& ctx, const PodRequest& pod,
                                NodeId node) const {
   if (ctx.predicted == nullptr) return false;
@@ -79,15 +71,31 @@ bool TimeAwareBatchFit::Filter(const SchedulingContext& ctx, const PodRequest& p
            ctx.batch_allocatable[node][Dim::kGpu])) {
     return false;
   }
-  return RoomFor(ctx, pod, node, /*shares=*/false).fits;
+  if (!ctx.batch_allocatable.empty()) {
+    for (Dim d : kBatchDims) {
+      if (AllocatableLeft(ctx, node, d, ClaimOf(ctx, pod, node, d)) < 0) return false;
+    }
+  }
+  const TaskWindow& window = window_.For(*ctx.predicted, ctx.now, pod.duration_estimate_s);
+  for (Dim d : kBatchDims) {
+    if (RoomLeft(ctx, node, d, ClaimOf(ctx, pod, node, d), window) < 0) return false;
+  }
+  return true;
 }
 
+// Best fit: the less room the task leaves, as a share of the limit, the higher the score.
 int64_t BatchBestFit::Score(const SchedulingContext& ctx, const PodRequest& pod,
                             NodeId node) const {
   if (ctx.predicted == nullptr) return 0;
-  Room room = RoomFor(ctx, pod, node, /*shares=*/true);
-  if (!room.fits) return 0;
-  const float left = std::clamp((room.cpu_share + room.memory_share) / 2, 0.0f, 1.0f);
+  const TaskWindow& window = window_.For(*ctx.predicted, ctx.now, pod.duration_estimate_s);
+  float share_sum = 0;
+  for (Dim d : kBatchDims) {
+    const float left = RoomLeft(ctx, node, d, ClaimOf(ctx, pod, node, d), window);
+    if (left < 0) return 0;
+    const float limit = ctx.predicted->limit(node, d);
+    share_sum += limit > 0 ? left / limit : 0;
+  }
+  const float left = std::clamp(share_sum / 2, 0.0f, 1.0f);
   return static_cast<int64_t>((1.0f - left) * static_cast<float>(kMaxNodeScore));
 }
 

@@ -14,20 +14,47 @@
 #ifndef ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 #define ARCHIMEDES_SCHED_PLUGINS_TIME_AWARE_BATCH_FIT_H_
 
+#include <cstdint>
+
 #include "sched/framework.h"
 
 namespace archimedes {
+
+// The bins of a task's estimated run, from the one holding now: at least one, at most a day. Each
+// plugin remembers the last one it worked out, since one decision asks for the same window on
+// every node (not thread-safe, as plugins are not).
+struct TaskWindow {
+  int first = 0;
+  int span = 0;
+};
+
+class TaskWindowMemo {
+ public:
+  const TaskWindow& For(const PredictedLoad& load, int64_t now, int64_t duration_estimate_s);
+
+ private:
+  int64_t now_ = -1;
+  int64_t duration_estimate_s_ = -1;
+  int bins_ = 0;
+  TaskWindow window_;
+};
 
 class TimeAwareBatchFit : public FilterPlugin {
  public:
   std::string_view name() const override { return "TimeAwareBatchFit"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+
+ private:
+  mutable TaskWindowMemo window_;
 };
 
 class BatchBestFit : public ScorePlugin {
  public:
   std::string_view name() const override { return "BatchBestFit"; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+
+ private:
+  mutable TaskWindowMemo window_;
 };
 
 }  // namespace archimedes
