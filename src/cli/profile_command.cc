@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "model/text_table.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
@@ -36,13 +37,18 @@ struct ProfileArgs {
   int days = 7;
   uint64_t seed = 1;
   int top = 10;
+  bool quiet = false;
 };
 
-void ReadHistory(const std::string& path, Profiler& profiler) {
+void ReadHistory(const std::string& path, Profiler& profiler, ProgressLine& progress) {
   UsageHistoryReader reader(path);
   while (reader.Next()) {
     const UsageRecord& r = reader.record();
     profiler.Add(r.time, r.app, r.container, r.usage);
+    // Every few thousand rows: a progress line is due every 200 ms at most.
+    if (reader.line() % 4096 == 0) {
+      progress.UpdateCount("reading " + path + ": " + std::to_string(reader.line()) + " rows");
+    }
   }
 }
 
@@ -239,13 +245,20 @@ void Run(const ProfileArgs& args) {
       profiler.SetRequest(r.app, r.request, r.replicas);
     }
   }
-  for (const std::string& h : args.histories) ReadHistory(h, profiler);
+  ProgressLine progress(ProgressModeFor(args.quiet), "profile");
+  for (const std::string& h : args.histories) ReadHistory(h, profiler, progress);
   for (const std::string& t : args.traces) {
+    size_t series_read = 0;
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
       normalized |= AddSeries(series, profiler);
+      series_read += series.size();
+      progress.UpdateCount("reading " + t + ": " + std::to_string(series_read) + " series");
     });
   }
+  progress.UpdateCount("learning the classes of " + std::to_string(profiler.num_containers()) +
+                       " containers");
   ProfileSet set = profiler.Finish();
+  progress.Finish(std::to_string(set.apps.size()) + " applications profiled");
   set.normalized = normalized;
   Print(set, args, profiler);
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
@@ -277,6 +290,7 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "seed of the classification")->capture_default_str();
   cmd->add_option("--top", args->top, "rows of savings and warnings printed")
       ->capture_default_str();
+  cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->callback([args] { Run(*args); });
 }
 
