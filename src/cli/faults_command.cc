@@ -59,7 +59,8 @@ int Run(FaultsArgs args) {
     return "faults " + std::to_string(begun) + " of " + std::to_string(faults.size()) + " begun";
   };
   args.sim.progress = [&](int64_t now, int64_t end) {
-    begun = std::count_if(faults.begin(), faults.end(), [now](const Fault& f) { return f.at <= now; });
+    begun =
+        std::count_if(faults.begin(), faults.end(), [now](const Fault& f) { return f.at <= now; });
     progress.Update(now, end, faults_begun());
   };
   const FaultSimResult result =

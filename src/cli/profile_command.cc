@@ -148,8 +148,10 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
     std::string amounts;
     for (Dim d : {Dim::kCpu, Dim::kMemory}) {
       int k = static_cast<int>(d);
-      amounts += "  " + std::string(DimName(d)) + " " + FormatAmount(d, p.recommended[k], set.normalized);
-      if (p.has_request) amounts += " (request " + FormatAmount(d, p.request[k], set.normalized) + ")";
+      amounts +=
+          "  " + std::string(DimName(d)) + " " + FormatAmount(d, p.recommended[k], set.normalized);
+      if (p.has_request)
+        amounts += " (request " + FormatAmount(d, p.request[k], set.normalized) + ")";
     }
     if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
     sizes.AddRow({p.app, amounts});
@@ -235,8 +237,7 @@ WarningTrends ReadWarningTrends(const ProfileSet& set, const ProfileArgs& args) 
       key.second.assign(r.container);
       const auto it = warned.find(key);
       if (it == warned.end()) continue;
-      trends[key].push_back(
-          {static_cast<double>(r.time), r.usage[static_cast<int>(it->second)]});
+      trends[key].push_back({static_cast<double>(r.time), r.usage[static_cast<int>(it->second)]});
     }
   }
   for (const std::string& t : args.traces) {
@@ -246,8 +247,8 @@ WarningTrends ReadWarningTrends(const ProfileSet& set, const ProfileArgs& args) 
         if (it == warned.end() || s.values[static_cast<int>(it->second)].empty()) continue;
         std::vector<report::Point>& trend = trends[{s.app, s.id}];
         for (size_t i = 0; i < s.times.size(); ++i) {
-          trend.push_back({static_cast<double>(s.times[i]),
-                           s.values[static_cast<int>(it->second)][i]});
+          trend.push_back(
+              {static_cast<double>(s.times[i]), s.values[static_cast<int>(it->second)][i]});
         }
       }
     });

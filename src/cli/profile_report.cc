@@ -43,7 +43,8 @@ std::string ClassSection(const ProfileSet& set, std::vector<std::string>& figure
 std::string MemberSection(const ProfileSet& set, std::vector<std::string>& figures) {
   report::BarChart members{.title = "Members per class", .y_label = "applications"};
   members.series.push_back({.name = "applications"});
-  std::vector<std::vector<std::string>> table = {{"class", "description", "members", "applications"}};
+  std::vector<std::vector<std::string>> table = {
+      {"class", "description", "members", "applications"}};
   for (const ProfileClass& c : set.classes) {
     members.categories.push_back(std::to_string(c.id));
     members.series[0].values.push_back(c.members);
@@ -83,9 +84,9 @@ std::string RightSizingSection(const ProfileSet& set, std::vector<std::string>& 
   report::BarChart cpu{.title = "CPU per replica: request and advice",
                        .y_label = set.normalized ? "share" : "millicores",
                        .series = {{.name = "current request"}, {.name = "recommended"}}};
-  std::vector<std::vector<std::string>> table = {{"application", "class", "replicas",
-                                                  "cpu request", "cpu advice", "memory request",
-                                                  "memory advice", "cpu freed"}};
+  std::vector<std::vector<std::string>> table = {{"application", "class", "replicas", "cpu request",
+                                                  "cpu advice", "memory request", "memory advice",
+                                                  "cpu freed"}};
   for (const AppProfile* p : sized) {
     if (cpu.categories.size() < kMaxRightSizingBars) {
       cpu.categories.push_back(p->app);
@@ -123,12 +124,13 @@ std::string WarningSection(const ProfileSet& set, const WarningTrends& trends,
     // Bytes read best in GiB; millicores and shares as they are.
     const bool bytes = !set.normalized && w.dim != Dim::kCpu;
     const double scale = bytes ? 1.0 / (1 << 30) : 1.0;
-    LineChart chart{.title = std::string(WarningKindName(w.kind)) + ": " + w.app + "/" +
-                             w.container,
-                    .x_label = "hours",
-                    .y_label = std::string(DimName(w.dim)) + (set.normalized ? " (share)"
-                                                              : bytes        ? " (GiB)"
-                                                                             : " (millicores)")};
+    LineChart chart{
+        .title = std::string(WarningKindName(w.kind)) + ": " + w.app + "/" + w.container,
+        .x_label = "hours",
+        .y_label =
+            std::string(DimName(w.dim)) + (set.normalized ? " (share)"
+                                           : bytes ? (w.dim == Dim::kMemory ? " (GiB)" : " (GiB/s)")
+                                                   : " (millicores)")};
     report::LineSeries usage{.name = "usage"};
     for (const Point& p : trend->second) usage.points.push_back({p.x / 3600.0, p.y * scale});
     chart.series.push_back(std::move(usage));
@@ -141,11 +143,10 @@ std::string WarningSection(const ProfileSet& set, const WarningTrends& trends,
       {"time (h)", "warning", "container", "value", "expected", "lead time to limit", "detail"}};
   for (size_t i = 0; i < std::min(set.warnings.size(), kMaxWarningRows); ++i) {
     const HealthWarning& w = set.warnings[i];
-    table.push_back({Fixed(static_cast<double>(w.time) / 3600.0, 1),
-                     std::string(WarningKindName(w.kind)), w.app + "/" + w.container,
-                     FormatAmount(w.dim, w.value, set.normalized),
-                     FormatAmount(w.dim, w.expected, set.normalized), LeadTime(w.lead_time_s),
-                     w.detail});
+    table.push_back(
+        {Fixed(static_cast<double>(w.time) / 3600.0, 1), std::string(WarningKindName(w.kind)),
+         w.app + "/" + w.container, FormatAmount(w.dim, w.value, set.normalized),
+         FormatAmount(w.dim, w.expected, set.normalized), LeadTime(w.lead_time_s), w.detail});
   }
   figures.push_back(report::HtmlTable(table));
   return std::to_string(set.warnings.size()) +

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "engine/policy.h"
+#include "model/duration.h"
 #include "profile/profile.h"
 #include "sim/html_report.h"
 #include "sim/peak_load.h"
@@ -20,7 +21,6 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
-#include "model/duration.h"
 #include "trace/profile_file.h"
 
 namespace archimedes::cli {

@@ -10,8 +10,7 @@ constexpr double kCharWidth = 6.4;  // of the 11px sans-serif legend, for laying
 }  // namespace
 
 ChartFrame::ChartFrame(std::string title, double x_min, double x_max, double y_min, double y_max,
-                       std::vector<std::pair<std::string, std::string>> legend,
-                       double plot_height)
+                       std::vector<std::pair<std::string, std::string>> legend, double plot_height)
     : title_(std::move(title)),
       x_min_(x_min),
       x_max_(x_max > x_min ? x_max : x_min + 1),
@@ -72,11 +71,11 @@ std::string ChartFrame::Wrap(const std::string& body) const {
     x += width;
   }
   const double height = legend_.empty() ? bottom() + kAxisSpace : y + 8;
-  return "<svg class=\"chart\" viewBox=\"0 0 " +
-         Coordinate(kWidth) + " " + Coordinate(height) + "\" width=\"" + Coordinate(kWidth) +
-         "\" height=\"" + Coordinate(height) + "\" role=\"img\" aria-label=\"" + Escape(title_) +
-         "\"><text class=\"title\" x=\"" + Coordinate(left()) + "\" y=\"18\">" + Escape(title_) +
-         "</text>" + body + legend + "</svg>";
+  return "<svg class=\"chart\" viewBox=\"0 0 " + Coordinate(kWidth) + " " + Coordinate(height) +
+         "\" width=\"" + Coordinate(kWidth) + "\" height=\"" + Coordinate(height) +
+         "\" role=\"img\" aria-label=\"" + Escape(title_) + "\"><text class=\"title\" x=\"" +
+         Coordinate(left()) + "\" y=\"18\">" + Escape(title_) + "</text>" + body + legend +
+         "</svg>";
 }
 
 }  // namespace archimedes::report

@@ -20,10 +20,11 @@ std::string HeatColor(double share) {
   const size_t i = std::min<size_t>(static_cast<size_t>(t), 1);
   const double f = t - static_cast<double>(i);
   char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x",
-                static_cast<int>(std::lround(kStops[i][0] + f * (kStops[i + 1][0] - kStops[i][0]))),
-                static_cast<int>(std::lround(kStops[i][1] + f * (kStops[i + 1][1] - kStops[i][1]))),
-                static_cast<int>(std::lround(kStops[i][2] + f * (kStops[i + 1][2] - kStops[i][2]))));
+  std::snprintf(
+      buffer, sizeof buffer, "#%02x%02x%02x",
+      static_cast<int>(std::lround(kStops[i][0] + f * (kStops[i + 1][0] - kStops[i][0]))),
+      static_cast<int>(std::lround(kStops[i][1] + f * (kStops[i + 1][1] - kStops[i][1]))),
+      static_cast<int>(std::lround(kStops[i][2] + f * (kStops[i + 1][2] - kStops[i][2]))));
   return buffer;
 }
 
@@ -43,8 +44,8 @@ std::string RenderHeatMap(const HeatMap& map) {
   const ChartFrame frame(map.title, map.x_start, x_end, 0, std::max(rows, 1.0), std::move(legend),
                          std::max(rows, 1.0) * kRowHeight);
   std::string body = frame.XAxis(map.x_label, map.x_format);
-  const double width = frame.X(map.x_start + static_cast<double>(bucket) * map.x_step) -
-                       frame.X(map.x_start);
+  const double width =
+      frame.X(map.x_start + static_cast<double>(bucket) * map.x_step) - frame.X(map.x_start);
   for (size_t r = 0; r < map.rows.size(); ++r) {
     const std::vector<double>& row = map.rows[r];
     const std::string y = Coordinate(frame.Y(rows - static_cast<double>(r)));
@@ -61,10 +62,10 @@ std::string RenderHeatMap(const HeatMap& map) {
       for (size_t i = begin; i < end; ++i) sum += row[i];
       const double value = sum / static_cast<double>(end - begin);
       const double x = map.x_start + static_cast<double>(begin) * map.x_step;
-      body += "<rect class=\"data\" x=\"" + Coordinate(frame.X(x)) + "\" y=\"" + y +
-              "\" width=\"" + Coordinate(width + 0.5) + "\" height=\"" + Coordinate(kRowHeight) +
-              "\" fill=\"" + HeatColor(map.max_value > 0 ? value / map.max_value : 0) +
-              "\"><title>" + Escape(label) + " at " + FormatValue(x, map.x_format) + ": " +
+      body += "<rect class=\"data\" x=\"" + Coordinate(frame.X(x)) + "\" y=\"" + y + "\" width=\"" +
+              Coordinate(width + 0.5) + "\" height=\"" + Coordinate(kRowHeight) + "\" fill=\"" +
+              HeatColor(map.max_value > 0 ? value / map.max_value : 0) + "\"><title>" +
+              Escape(label) + " at " + FormatValue(x, map.x_format) + ": " +
               FormatValue(value, map.value_format) + "</title></rect>";
     }
   }

@@ -63,10 +63,10 @@ void HtmlPage::AddSection(const std::string& heading, const std::string& intro,
 }
 
 std::string HtmlPage::Render() const {
-  return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
-         Escape(title_) + "</title><style>" + kStyle + "</style></head><body><h1>" +
-         Escape(title_) + "</h1><pre class=\"subtitle\">" + Escape(subtitle_) + "</pre><nav>" +
-         contents_ + "</nav>" + sections_ + "</body></html>\n";
+  return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + Escape(title_) +
+         "</title><style>" + kStyle + "</style></head><body><h1>" + Escape(title_) +
+         "</h1><pre class=\"subtitle\">" + Escape(subtitle_) + "</pre><nav>" + contents_ +
+         "</nav>" + sections_ + "</body></html>\n";
 }
 
 }  // namespace archimedes::report

@@ -56,6 +56,7 @@ std::string RenderLineChart(const LineChart& chart) {
       for (size_t i = 0; i < points.size(); ++i) {
         if (i < stack_top.size()) points[i].y += stack_top[i].y;
       }
+      stack_top = points;
     }
     for (const Point& p : points) {
       x_min = std::min(x_min, p.x);
@@ -87,11 +88,10 @@ std::string RenderLineChart(const LineChart& chart) {
   std::string body;
   for (const Band& b : chart.bands) {
     body += "<rect class=\"band\" x=\"" + Coordinate(frame.X(b.from)) + "\" y=\"" +
-            Coordinate(frame.top()) + "\" width=\"" +
-            Coordinate(frame.X(b.to) - frame.X(b.from)) + "\" height=\"" +
-            Coordinate(frame.bottom() - frame.top()) + "\"/><text class=\"band-label\" x=\"" +
-            Coordinate(frame.X(b.from) + 4) + "\" y=\"" + Coordinate(frame.top() + 12) + "\">" +
-            Escape(b.label) + "</text>";
+            Coordinate(frame.top()) + "\" width=\"" + Coordinate(frame.X(b.to) - frame.X(b.from)) +
+            "\" height=\"" + Coordinate(frame.bottom() - frame.top()) +
+            "\"/><text class=\"band-label\" x=\"" + Coordinate(frame.X(b.from) + 4) + "\" y=\"" +
+            Coordinate(frame.top() + 12) + "\">" + Escape(b.label) + "</text>";
   }
   body += frame.XAxis(chart.x_label, chart.x_format) + frame.YAxis(chart.y_label, chart.y_format);
   std::vector<Point> baseline;

@@ -11,12 +11,23 @@ std::string Escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -47,17 +58,24 @@ std::string FormatValue(double value, ValueFormat format) {
 
 std::vector<double> NiceTicks(double low, double high, int count) {
   if (!(high > low)) return {low};
+  // Of the round steps near range ÷ (count − 1), the one that gives the number of ticks nearest
+  // to `count`.
   const double raw = (high - low) / std::max(count - 1, 2);
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
+  double best = INFINITY;
   for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
+    const double s = m * magnitude;
+    const double ticks = std::floor(high / s + 1e-9) - std::ceil(low / s - 1e-9) + 1;
+    if (std::abs(ticks - count) < best) {
+      best = std::abs(ticks - count);
+      step = s;
+    }
   }
   std::vector<double> ticks;
-  for (double t = std::ceil(low / step - 1e-9) * step; t <= high + step * 1e-9; t += step) {
-    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
-  }
+  const double first = std::ceil(low / step - 1e-9);
+  // Adding zero turns a -0 into 0, which would print as "-0".
+  for (double i = first; i * step <= high + step * 1e-9; ++i) ticks.push_back(i * step + 0.0);
   return ticks;
 }
 

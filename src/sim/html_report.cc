@@ -100,9 +100,9 @@ std::string ResourceSection(const std::vector<ReportedRun>& runs,
       chart.y_references = references;
       for (const ReportedRun& run : runs) {
         const TimeSeries& s = utilization ? run.series.utilization[d] : run.series.allocation[d];
-        chart.series.push_back({.name = run.result.policy + " (mean " +
-                                        Percent(s.MeanFrom(run.series.warmup_s)) + ")",
-                                .points = Points(s)});
+        chart.series.push_back(
+            {.name = run.result.policy + " (mean " + Percent(s.MeanFrom(run.series.warmup_s)) + ")",
+             .points = Points(s)});
       }
       figures.push_back(report::RenderLineChart(chart));
     }
@@ -294,18 +294,18 @@ std::string DisruptionSection(const std::vector<ReportedRun>& runs,
     const char* title;
     TimeSeries RunSeries::*series;
   };
-  for (const Kind& kind : {Kind{"Evictions", &RunSeries::evictions},
-                           Kind{"Migrations", &RunSeries::migrations},
-                           Kind{"OOM kills", &RunSeries::oom_kills}}) {
-    LineChart chart = OverTime(std::string(kind.title) + " per hour", "per hour",
-                               runs.front().series);
+  for (const Kind& kind :
+       {Kind{"Evictions", &RunSeries::evictions}, Kind{"Migrations", &RunSeries::migrations},
+        Kind{"OOM kills", &RunSeries::oom_kills}}) {
+    LineChart chart =
+        OverTime(std::string(kind.title) + " per hour", "per hour", runs.front().series);
     chart.steps = true;
     for (const ReportedRun& run : runs) {
       const TimeSeries& s = run.series.*kind.series;
       double total = 0;
       for (double v : s.values) total += v;
-      chart.series.push_back({.name = run.result.policy + " (" + Fixed(total, 0) + ")",
-                              .points = Points(s)});
+      chart.series.push_back(
+          {.name = run.result.policy + " (" + Fixed(total, 0) + ")", .points = Points(s)});
     }
     figures.push_back(report::RenderLineChart(chart));
   }

@@ -44,10 +44,10 @@ struct TimeSeries {
 
 struct NodeSeries {
   std::string name;
-  double cpu_capacity = 0;      // millicores
-  TimeSeries service_cpu;       // millicores used by services
-  TimeSeries batch_cpu;         // millicores used by batch tasks
-  TimeSeries predicted_cpu;     // services' predicted millicores; empty without profiles
+  double cpu_capacity = 0;   // millicores
+  TimeSeries service_cpu;    // millicores used by services
+  TimeSeries batch_cpu;      // millicores used by batch tasks
+  TimeSeries predicted_cpu;  // services' predicted millicores; empty without profiles
 };
 
 struct RunSeries {

@@ -393,7 +393,8 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     return true;
   });
   samples_.clear();
-  for (const auto& [id, u] : node_containers_) samples_.push_back(Sample(state.container(id), id, u));
+  for (const auto& [id, u] : node_containers_)
+    samples_.push_back(Sample(state.container(id), id, u));
   engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();
   Usage service_usage{}, batch_usage{};

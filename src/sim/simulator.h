@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/policy.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
-#include "engine/policy.h"
 #include "sim/metrics.h"
 #include "sim/run_series.h"
 #include "sim/sla_report.h"

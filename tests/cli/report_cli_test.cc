@@ -33,7 +33,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 // Runs `archimedes <args>` with stdout and stderr apart (stderr is a file: not a terminal).
-SplitRun Run(const std::string& args) {
+SplitRun RunApart(const std::string& args) {
   const std::string err_path = TempPath("stderr.txt");
   const std::string command = std::string(ARCHIMEDES_BINARY) + " " + args + " 2>" + err_path;
   FILE* pipe = popen(command.c_str(), "r");
@@ -60,7 +60,8 @@ std::string Percent(double share) {
 }
 
 TEST(ProgressCliTest, SimulateShowsPlainLinesOnStderrWhenNotATerminal) {
-  const SplitRun r = Run("simulate --nodes 20 --days 1 --warmup 3600 --policy k8s-default,reclaim");
+  const SplitRun r =
+      RunApart("simulate --nodes 20 --days 1 --warmup 3600 --policy k8s-default,reclaim");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find("ETA"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("simulated "), std::string::npos) << r.out;
@@ -83,16 +84,17 @@ TEST(ProgressCliTest, SimulateShowsPlainLinesOnStderrWhenNotATerminal) {
 }
 
 TEST(ProgressCliTest, QuietSilencesIt) {
-  const SplitRun r = Run("simulate --nodes 20 --days 1 --warmup 3600 --policy k8s-default --quiet");
+  const SplitRun r =
+      RunApart("simulate --nodes 20 --days 1 --warmup 3600 --policy k8s-default --quiet");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.err, "");
-  const SplitRun faults = Run("faults --nodes 30 --days 1 --quiet");
+  const SplitRun faults = RunApart("faults --nodes 30 --days 1 --quiet");
   ASSERT_EQ(faults.status, 0) << faults.out;
   EXPECT_EQ(faults.err, "");
 }
 
 TEST(ProgressCliTest, FaultsShowSimulatedTimeAndFaults) {
-  const SplitRun r = Run("faults --nodes 30 --days 1");
+  const SplitRun r = RunApart("faults --nodes 30 --days 1");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("simulated 1d of 1d, 100%"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" begun"), std::string::npos) << r.err;
@@ -103,8 +105,9 @@ TEST(ProgressCliTest, FaultsShowSimulatedTimeAndFaults) {
 // legend gives the JSON's mean.
 TEST(ReportCliTest, SimulateReportSaysWhatTheTextAndJsonSay) {
   const std::string html_path = TempPath("report.html"), json_path = TempPath("report.json");
-  const SplitRun r = Run("simulate --nodes 20 --days 2 --policy k8s-default,archimedes --quiet --report " +
-                         html_path + " --json " + json_path);
+  const SplitRun r =
+      RunApart("simulate --nodes 20 --days 2 --policy k8s-default,archimedes --quiet --report " +
+               html_path + " --json " + json_path);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string html = ReadFile(html_path);
   const nlohmann::json doc = nlohmann::json::parse(ReadFile(json_path));
@@ -139,9 +142,9 @@ TEST(ReportCliTest, SimulateReportSaysWhatTheTextAndJsonSay) {
       EXPECT_NE(html.find(legend), std::string::npos) << legend;
     }
   }
-  for (const char* section : {"Utilisation cpu", "Allocation memory", "Batch waits, offline",
-                              "SLA honoured per policy", "CPU used, archimedes",
-                              "Evictions per hour", "services, predicted"}) {
+  for (const char* section :
+       {"Utilisation cpu", "Allocation memory", "Batch waits, offline", "SLA honoured per policy",
+        "CPU used, archimedes", "Evictions per hour", "services, predicted"}) {
     EXPECT_NE(html.find(section), std::string::npos) << section;
   }
   for (const char* outside : {"<script", "http:", "https:", "src=", "<link"}) {
@@ -153,12 +156,12 @@ TEST(ReportCliTest, ProfileReportShowsClassesAdviceAndWarnings) {
   const std::string history = TempPath("history.csv"), html_path = TempPath("profile.html"),
                     json_path = TempPath("profile.json");
   const std::string scenario = kExamples + "/small-scenario.json";
-  ASSERT_EQ(Run("simulate --scenario " + scenario + " --policy k8s-default --quiet --record-usage " +
-                history)
+  ASSERT_EQ(RunApart("simulate --scenario " + scenario +
+                     " --policy k8s-default --quiet --record-usage " + history)
                 .status,
             0);
-  const SplitRun r = Run("profile --history " + history + " --scenario " + scenario +
-                         " --report " + html_path + " --json " + json_path);
+  const SplitRun r = RunApart("profile --history " + history + " --scenario " + scenario +
+                              " --report " + html_path + " --json " + json_path);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("applications profiled  done in"), std::string::npos) << r.err;
   const std::string html = ReadFile(html_path);

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "report/bar_chart.h"
@@ -28,16 +30,16 @@ std::vector<std::string> Paths(const std::string& svg) {
   return paths;
 }
 
-TEST(SvgTest, EscapesMarkup) {
-  EXPECT_EQ(Escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
-}
+TEST(SvgTest, EscapesMarkup) { EXPECT_EQ(Escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;"); }
 
-TEST(SvgTest, NiceTicksAreRoundAndCoverTheRange) {
-  EXPECT_EQ(NiceTicks(0, 1, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
-  const std::vector<double> hours = NiceTicks(0, 48, 8);
-  EXPECT_EQ(hours.front(), 0);
-  EXPECT_EQ(hours.back(), 48);
-  EXPECT_EQ(hours[1], 10);
+TEST(SvgTest, NiceTicksAreRoundAndNearTheCountAsked) {
+  const std::vector<double> shares = NiceTicks(0, 1, 5);
+  ASSERT_EQ(shares.size(), 6u);
+  for (size_t i = 0; i < shares.size(); ++i) EXPECT_NEAR(shares[i], 0.2 * i, 1e-12);
+  EXPECT_EQ(NiceTicks(0, 48, 8), (std::vector<double>{0, 5, 10, 15, 20, 25, 30, 35, 40, 45}));
+  EXPECT_FALSE(std::signbit(NiceTicks(0, 48, 8).front()));
+  EXPECT_EQ(NiceTicks(3, 17, 3), (std::vector<double>{5, 10, 15}));
+  EXPECT_EQ(NiceTicks(2, 2, 5), (std::vector<double>{2}));
 }
 
 TEST(SvgTest, FormatsValues) {
@@ -49,8 +51,9 @@ TEST(SvgTest, FormatsValues) {
 }
 
 TEST(LineChartTest, DrawsEachSeriesThroughItsPoints) {
-  LineChart chart{.title = "t<1>", .series = {{.name = "a&b", .points = {{0, 0}, {1, 2}, {2, 1}}},
-                                              {.name = "empty"}}};
+  LineChart chart{
+      .title = "t<1>",
+      .series = {{.name = "a&b", .points = {{0, 0}, {1, 2}, {2, 1}}}, {.name = "empty"}}};
   const std::string svg = RenderLineChart(chart);
   EXPECT_EQ(svg.rfind("<svg class=\"chart\"", 0), 0u);
   const std::vector<std::string> paths = Paths(svg);
@@ -65,8 +68,7 @@ TEST(LineChartTest, DrawsEachSeriesThroughItsPoints) {
 TEST(LineChartTest, LongSeriesAreAveragedInBuckets) {
   LineSeries flat{.name = "flat"};
   for (int i = 0; i < 1200; ++i) flat.points.push_back({static_cast<double>(i), i % 2 ? 1.0 : 0.0});
-  const std::string svg =
-      RenderLineChart({.y_max = 1, .series = {flat}, .max_points = 600});
+  const std::string svg = RenderLineChart({.y_max = 1, .series = {flat}, .max_points = 600});
   const std::vector<std::string> paths = Paths(svg);
   ASSERT_EQ(paths.size(), 1u);
   EXPECT_EQ(Count(paths[0], "L"), 599);
@@ -80,13 +82,11 @@ TEST(LineChartTest, LongSeriesAreAveragedInBuckets) {
 }
 
 TEST(LineChartTest, StackedAreasRestOnOneAnother) {
-  LineChart chart{.y_max = 4,
-                  .series = {{.name = "low",
-                              .points = {{0, 1}, {1, 1}},
-                              .style = LineSeries::Style::kStackedArea},
-                             {.name = "high",
-                              .points = {{0, 2}, {1, 2}},
-                              .style = LineSeries::Style::kStackedArea}}};
+  LineChart chart{
+      .y_max = 4,
+      .series = {
+          {.name = "low", .points = {{0, 1}, {1, 1}}, .style = LineSeries::Style::kStackedArea},
+          {.name = "high", .points = {{0, 2}, {1, 2}}, .style = LineSeries::Style::kStackedArea}}};
   const std::string svg = RenderLineChart(chart);
   const std::vector<std::string> paths = Paths(svg);
   ASSERT_EQ(paths.size(), 2u);
@@ -110,7 +110,8 @@ TEST(HeatMapTest, OneCellPerRowAndColumnAveraged) {
 
 TEST(BarChartTest, OneBarPerSeriesAndCategory) {
   const std::string svg = RenderBarChart(
-      {.categories = {"x", "y"}, .series = {{.name = "a", .values = {1, 2}}, {.name = "b", .values = {3, 4}}}});
+      {.categories = {"x", "y"},
+       .series = {{.name = "a", .values = {1, 2}}, {.name = "b", .values = {3, 4}}}});
   EXPECT_EQ(Count(svg, "<rect class=\"data\""), 4);
   EXPECT_NE(svg.find("<title>b, y: 4</title>"), std::string::npos);
 }
