@@ -48,6 +48,7 @@ std::vector<report::Reference> MergedReferences(const std::vector<report::Refere
     if (label.find(r.label) == std::string::npos) label += (label.empty() ? "" : "; ") + r.label;
   }
   std::vector<report::Reference> merged;
+  merged.reserve(by_value.size());
   for (const auto& [at, label] : by_value) merged.push_back({at, label});
   return merged;
 }
@@ -55,6 +56,7 @@ std::vector<report::Reference> MergedReferences(const std::vector<report::Refere
 std::string SummarySection(const std::vector<ReportedRun>& runs,
                            std::vector<std::string>& figures) {
   std::vector<PolicyResult> results;
+  results.reserve(runs.size());
   for (const ReportedRun& run : runs) results.push_back(run.result);
   std::vector<std::vector<std::string>> rows = {{""}};
   for (const PolicyResult& r : results) rows[0].push_back(r.policy);
@@ -155,7 +157,8 @@ std::string WaitSection(const std::vector<ReportedRun>& runs, std::vector<std::s
       if (shares.empty()) continue;
       any = true;
       std::vector<std::pair<double, double>> weighted;
-      for (double s : shares) weighted.push_back({s, 1});
+      weighted.reserve(shares.size());
+      for (double s : shares) weighted.emplace_back(s, 1);
       chart.series.push_back({.name = run.result.policy + " (p50 " +
                                       Fixed(Percentile(weighted, 0.5), 2) + ", p99 " +
                                       Fixed(Percentile(weighted, 0.99), 2) + ")",

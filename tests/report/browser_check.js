@@ -35,6 +35,7 @@ function main() {
       {stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe']});
   browser.on('error', (e) => fail([`cannot start chromium: ${e.message}`]));
   const problems = [];
+  let stage = 'starting chromium';  // named in a failure, for when chromium does not answer
   let next = 0;
   const pending = new Map();
   const listeners = [];
@@ -79,7 +80,8 @@ function main() {
     for (const m of messages) console.error(`FAIL: ${m}`);
     finish(1);
   };
-  setTimeout(() => fail([`no answer from chromium within ${kTimeoutMs} ms`]), kTimeoutMs);
+  setTimeout(() => fail([`no answer from chromium within ${kTimeoutMs} ms while ${stage}`]),
+             kTimeoutMs);
 
   listeners.push(({method, params}) => {
     if (method === 'Runtime.exceptionThrown') {
@@ -98,6 +100,7 @@ function main() {
   });
 
   (async () => {
+    stage = 'opening a tab';
     const {targetId} = await send('Target.createTarget', {url: 'about:blank'});
     const {sessionId} = await send('Target.attachToTarget', {targetId, flatten: true});
     const session = (method, params) => send(method, params, sessionId);
@@ -107,8 +110,10 @@ function main() {
     const loaded = new Promise((resolve) => listeners.push(({method, sessionId: s}) => {
       if (method === 'Page.loadEventFired' && s === sessionId) resolve();
     }));
+    stage = 'loading the page';
     await session('Page.navigate', {url: pathToFileURL(path.resolve(page)).href});
     await loaded;
+    stage = 'checking the charts';
     // Every chart drew data: a path through at least two points, or a cell or bar with an area.
     const {result} = await session('Runtime.evaluate', {
       returnByValue: true,
@@ -137,12 +142,13 @@ function main() {
       deviceScaleFactor: 1,
       mobile: false
     });
+    stage = 'taking the screenshot';
     const {data} = await session('Page.captureScreenshot', {format: 'png'});
     fs.writeFileSync(screenshot, Buffer.from(data, 'base64'));
     if (problems.length > 0) fail(problems);
     console.log(`${page}: ${charts} charts drew data, no error; screenshot ${screenshot}`);
     finish(0);
-  })().catch((e) => fail([e.message]));
+  })().catch((e) => fail([`${e.message} while ${stage}`]));
 }
 
 main();
