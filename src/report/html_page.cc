@@ -16,7 +16,7 @@ p.intro { max-width: 1100px; color: #333; margin: 4px 0 10px; }
 .figure { border: 1px solid #e4e4e4; border-radius: 4px; padding: 6px; overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 2px 10px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child { text-align: left; white-space: pre; }
 tr:hover td { background: #f6f8fa; }
 svg.chart { font: 11px system-ui, sans-serif; display: block; }
 svg.chart .title { font-size: 13px; font-weight: 600; }
@@ -25,9 +25,9 @@ svg.chart .tick, svg.chart .row-label { fill: #555; }
 svg.chart .row-label { font-size: 9px; }
 svg.chart .axis-name { fill: #333; }
 svg.chart .band { fill: #f1f1f1; }
-svg.chart .band-label { fill: #888; }
+svg.chart .band-label { fill: #666; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg.chart .reference { stroke: #c00; stroke-dasharray: 4 3; }
-svg.chart .reference-label { fill: #c00; }
+svg.chart .reference-label { fill: #c00; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg.chart path.data:hover { stroke-width: 3; }
 )";
 

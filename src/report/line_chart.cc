@@ -89,9 +89,7 @@ std::string RenderLineChart(const LineChart& chart) {
   for (const Band& b : chart.bands) {
     body += "<rect class=\"band\" x=\"" + Coordinate(frame.X(b.from)) + "\" y=\"" +
             Coordinate(frame.top()) + "\" width=\"" + Coordinate(frame.X(b.to) - frame.X(b.from)) +
-            "\" height=\"" + Coordinate(frame.bottom() - frame.top()) +
-            "\"/><text class=\"band-label\" x=\"" + Coordinate(frame.X(b.from) + 4) + "\" y=\"" +
-            Coordinate(frame.top() + 12) + "\">" + Escape(b.label) + "</text>";
+            "\" height=\"" + Coordinate(frame.bottom() - frame.top()) + "\"/>";
   }
   body += frame.XAxis(chart.x_label, chart.x_format) + frame.YAxis(chart.y_label, chart.y_format);
   std::vector<Point> baseline;
@@ -130,6 +128,12 @@ std::string RenderLineChart(const LineChart& chart) {
             Coordinate(frame.top()) + "\" y2=\"" + Coordinate(frame.bottom()) +
             "\"/><text class=\"reference-label\" x=\"" + x + "\" y=\"" +
             Coordinate(frame.top() + 12) + "\" dx=\"4\">" + Escape(r.label) + "</text>";
+  }
+  // Bands' labels last, at their foot, clear of the reference lines near the top and over the
+  // data (the style gives them a halo).
+  for (const Band& b : chart.bands) {
+    body += "<text class=\"band-label\" x=\"" + Coordinate(frame.X(b.from) + 4) + "\" y=\"" +
+            Coordinate(frame.bottom() - 5) + "\">" + Escape(b.label) + "</text>";
   }
   return frame.Wrap(body);
 }
