@@ -15,7 +15,7 @@ mkdir -p "$out"
 command -v chromium >/dev/null || { echo "chromium is missing: run scripts/setup.sh" >&2; exit 1; }
 case $page in
   simulate)
-    "$archimedes" simulate --nodes 20 --days 2 --policy k8s-default,archimedes --quiet \
+    "$archimedes" simulate --nodes 20 --days 1 --warmup 21600 --policy k8s-default,archimedes --quiet \
       --report "$out/simulate.html" >/dev/null
     ;;
   profile)
@@ -23,7 +23,7 @@ case $page in
     # of generated services that leak memory (health warnings).
     "$archimedes" simulate --scenario "$examples/small-scenario.json" --policy k8s-default \
       --quiet --record-usage "$out/profile-requested.csv" >/dev/null
-    "$archimedes" simulate --nodes 20 --days 3 --policy k8s-default --quiet \
+    "$archimedes" simulate --nodes 20 --days 2 --policy k8s-default --quiet \
       --set leaks_per_replica_day=0.3 --set leak_growth=0.02 \
       --record-usage "$out/profile-leaking.csv" >/dev/null
     "$archimedes" profile --history "$out/profile-requested.csv" \
