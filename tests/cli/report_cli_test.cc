@@ -127,7 +127,7 @@ TEST(ReportCliTest, SimulateReportSaysWhatTheTextAndJsonSay) {
       s.erase(s.find_last_not_of(' ') + 1);
       return s;
     };
-    auto strip = [&](std::string s) { return trim(s.substr(s.find_first_not_of(' '))); };
+    auto strip = [&](const std::string& s) { return trim(s.substr(s.find_first_not_of(' '))); };
     const std::string row = "<tr><td>" + trim(line.substr(0, kLabelWidth)) + "</td><td>" +
                             strip(line.substr(kLabelWidth, kColumnWidth)) + "</td><td>" +
                             strip(line.substr(kLabelWidth + kColumnWidth)) + "</td></tr>";
