@@ -1,5 +1,6 @@
 // `archimedes faults`: MAGI against a single-observer node controller on one fleet, one placement
 // and one fault timeline, side by side (docs/faults.md).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "sim/fault_scenario.h"
 #include "sim/fault_sim.h"
 #include "sim/generator.h"
@@ -24,6 +26,7 @@ struct FaultsArgs {
   FaultRates rates;
   FaultSimParams sim;
   bool no_review = false;
+  bool quiet = false;
 };
 
 int Run(FaultsArgs args) {
@@ -50,8 +53,19 @@ int Run(FaultsArgs args) {
     out << FaultsToJson(faults).dump(2) << "\n";
   }
 
+  ProgressLine progress(ProgressModeFor(args.quiet), "faults");
+  int64_t begun = 0;  // faults under way or over
+  auto faults_begun = [&] {
+    return "faults " + std::to_string(begun) + " of " + std::to_string(faults.size()) + " begun";
+  };
+  args.sim.progress = [&](int64_t now, int64_t end) {
+    begun =
+        std::count_if(faults.begin(), faults.end(), [now](const Fault& f) { return f.at <= now; });
+    progress.Update(now, end, faults_begun());
+  };
   const FaultSimResult result =
       RunFaultSim(placed.state, faults, args.sim, scenario.workload.services);
+  progress.Finish(faults_begun());
   if (placed.unplaced > 0) {
     std::cout << "note: " << placed.unplaced
               << " service replicas found no node and are left out\n";
@@ -131,6 +145,7 @@ void AddFaultsCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--restart", s.restart_s, "Seconds a restarted container needs to serve")
       ->capture_default_str();
+  cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->add_flag("--no-review", args->no_review,
                 "Leave out the single observer whose evictions MAGI reviews");
   cmd->callback([args] {

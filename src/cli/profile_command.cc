@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/profile_report.h"
+#include "cli/progress.h"
 #include "model/text_table.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
@@ -32,17 +34,23 @@ struct ProfileArgs {
   std::string scenario;
   std::string out;
   std::string json;
+  std::string report;
   int bins = DailyCurve::kDefaultBins;
   int days = 7;
   uint64_t seed = 1;
   int top = 10;
+  bool quiet = false;
 };
 
-void ReadHistory(const std::string& path, Profiler& profiler) {
+void ReadHistory(const std::string& path, Profiler& profiler, ProgressLine& progress) {
   UsageHistoryReader reader(path);
   while (reader.Next()) {
     const UsageRecord& r = reader.record();
     profiler.Add(r.time, r.app, r.container, r.usage);
+    // Every few thousand rows: a progress line is due every 200 ms at most.
+    if (reader.line() % 4096 == 0) {
+      progress.UpdateCount("reading " + path + ": " + std::to_string(reader.line()) + " rows");
+    }
   }
 }
 
@@ -65,20 +73,6 @@ bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
     }
   }
   return normalized;
-}
-
-std::string Amount(Dim dim, double value, bool normalized) {
-  char buffer[32];
-  if (normalized) {
-    std::snprintf(buffer, sizeof buffer, "%.4g", value);
-  } else if (dim == Dim::kCpu) {
-    std::snprintf(buffer, sizeof buffer, "%.0fm", value);
-  } else if (std::abs(value) >= 1 << 30) {
-    std::snprintf(buffer, sizeof buffer, "%.1fGi", value / (1 << 30));
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.1fMi", value / (1 << 20));
-  }
-  return buffer;
 }
 
 using Align = TextTable::Align;
@@ -154,8 +148,10 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
     std::string amounts;
     for (Dim d : {Dim::kCpu, Dim::kMemory}) {
       int k = static_cast<int>(d);
-      amounts += "  " + std::string(DimName(d)) + " " + Amount(d, p.recommended[k], set.normalized);
-      if (p.has_request) amounts += " (request " + Amount(d, p.request[k], set.normalized) + ")";
+      amounts +=
+          "  " + std::string(DimName(d)) + " " + FormatAmount(d, p.recommended[k], set.normalized);
+      if (p.has_request)
+        amounts += " (request " + FormatAmount(d, p.request[k], set.normalized) + ")";
     }
     if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
     sizes.AddRow({p.app, amounts});
@@ -165,10 +161,10 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
                                  [](const AppProfile& p) { return p.has_request; });
   if (any_request) {
     std::printf("  fleet capacity freed (net): cpu %s, memory %s, disk %s/s, network %s/s\n",
-                Amount(Dim::kCpu, set.freed[0], set.normalized).c_str(),
-                Amount(Dim::kMemory, set.freed[1], set.normalized).c_str(),
-                Amount(Dim::kDisk, set.freed[2], set.normalized).c_str(),
-                Amount(Dim::kNetwork, set.freed[3], set.normalized).c_str());
+                FormatAmount(Dim::kCpu, set.freed[0], set.normalized).c_str(),
+                FormatAmount(Dim::kMemory, set.freed[1], set.normalized).c_str(),
+                FormatAmount(Dim::kDisk, set.freed[2], set.normalized).c_str(),
+                FormatAmount(Dim::kNetwork, set.freed[3], set.normalized).c_str());
   } else {
     std::printf("  (no current requests given: --requests or --scenario to compute savings)\n");
   }
@@ -223,6 +219,43 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
   out << report.dump(2) << '\n';
 }
 
+// The usage of the containers the first warnings name, read again from the inputs: the profiler
+// keeps no samples.
+WarningTrends ReadWarningTrends(const ProfileSet& set, const ProfileArgs& args) {
+  std::map<std::pair<std::string, std::string>, Dim> warned;
+  for (size_t i = 0; i < std::min(set.warnings.size(), kMaxTrendCharts); ++i) {
+    warned.emplace(std::pair(set.warnings[i].app, set.warnings[i].container), set.warnings[i].dim);
+  }
+  WarningTrends trends;
+  if (warned.empty()) return trends;
+  std::pair<std::string, std::string> key;
+  for (const std::string& h : args.histories) {
+    UsageHistoryReader reader(h);
+    while (reader.Next()) {
+      const UsageRecord& r = reader.record();
+      key.first.assign(r.app);
+      key.second.assign(r.container);
+      const auto it = warned.find(key);
+      if (it == warned.end()) continue;
+      trends[key].push_back({static_cast<double>(r.time), r.usage[static_cast<int>(it->second)]});
+    }
+  }
+  for (const std::string& t : args.traces) {
+    ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
+      for (const UsageSeries& s : series) {
+        const auto it = warned.find({s.app, s.id});
+        if (it == warned.end() || s.values[static_cast<int>(it->second)].empty()) continue;
+        std::vector<report::Point>& trend = trends[{s.app, s.id}];
+        for (size_t i = 0; i < s.times.size(); ++i) {
+          trend.push_back(
+              {static_cast<double>(s.times[i]), s.values[static_cast<int>(it->second)][i]});
+        }
+      }
+    });
+  }
+  return trends;
+}
+
 void Run(const ProfileArgs& args) {
   if (args.histories.empty() && args.traces.empty()) {
     throw CLI::ValidationError("profile", "give --history FILE or --trace SPEC");
@@ -239,17 +272,36 @@ void Run(const ProfileArgs& args) {
       profiler.SetRequest(r.app, r.request, r.replicas);
     }
   }
-  for (const std::string& h : args.histories) ReadHistory(h, profiler);
+  ProgressLine progress(ProgressModeFor(args.quiet), "profile");
+  for (const std::string& h : args.histories) ReadHistory(h, profiler, progress);
   for (const std::string& t : args.traces) {
+    size_t series_read = 0;
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
       normalized |= AddSeries(series, profiler);
+      series_read += series.size();
+      progress.UpdateCount("reading " + t + ": " + std::to_string(series_read) + " series");
     });
   }
+  progress.UpdateCount("learning the classes of " + std::to_string(profiler.num_containers()) +
+                       " containers");
   ProfileSet set = profiler.Finish();
+  progress.Finish(std::to_string(set.apps.size()) + " applications profiled");
   set.normalized = normalized;
   Print(set, args, profiler);
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
   if (!args.json.empty()) WriteReport(set, args.json);
+  if (!args.report.empty()) {
+    const std::string page = FormatProfileReport(
+        set,
+        std::to_string(set.apps.size()) + " applications, " +
+            std::to_string(profiler.num_containers()) + " containers, " +
+            std::to_string(profiler.samples()) + " samples" +
+            (set.normalized ? " (normalised units: shares as the trace gives them)" : ""),
+        ReadWarningTrends(set, args));
+    std::ofstream out(args.report);
+    if (!out) throw TraceError(args.report, 0, "cannot create file");
+    out << page;
+  }
 }
 
 }  // namespace
@@ -271,12 +323,16 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--scenario", args->scenario, "take current requests from a scenario file");
   cmd->add_option("--out", args->out, "write the profiles (JSON, docs/profiles.md)");
   cmd->add_option("--json", args->json, "write the printed report as JSON");
+  cmd->add_option("--report", args->report,
+                  "write an HTML report: class curves, members, right-sizing, health warnings "
+                  "with their trend (one self-contained file, docs/reports.md)");
   cmd->add_option("--bins", args->bins, "bins per day")->capture_default_str();
   cmd->add_option("--days", args->days, "most recent days kept per application")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of the classification")->capture_default_str();
   cmd->add_option("--top", args->top, "rows of savings and warnings printed")
       ->capture_default_str();
+  cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->callback([args] { Run(*args); });
 }
 

@@ -1,6 +1,4 @@
 // `archimedes simulate`: replays one workload under several policies and prints them side by side.
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,8 +9,11 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "engine/policy.h"
+#include "model/duration.h"
 #include "profile/profile.h"
+#include "sim/html_report.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
@@ -20,7 +21,6 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
-#include "model/duration.h"
 #include "trace/profile_file.h"
 
 namespace archimedes::cli {
@@ -38,6 +38,7 @@ struct SimulateArgs {
   std::string record_usage_path;
   std::string profiles_path;
   std::string sla_report_path;
+  std::string report_path;
   std::string explain_service;
   std::vector<std::string> overrides;
   std::vector<std::string> job_files;
@@ -45,6 +46,7 @@ struct SimulateArgs {
   bool list_params = false;
   bool surge = false;
   bool shrink = false;
+  bool quiet = false;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -57,13 +59,9 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return parts;
 }
 
-void ShowProgress(const std::string& policy, int64_t now, int64_t end) {
-  const int width = 30;
-  int filled = end > 0 ? static_cast<int>(width * now / end) : width;
-  std::fprintf(stderr, "\r  %-14s [%s%s] %3d%%", policy.c_str(), std::string(filled, '#').c_str(),
-               std::string(width - filled, ' ').c_str(),
-               end > 0 ? static_cast<int>(100 * now / end) : 100);
-  std::fflush(stderr);
+std::string TasksDone(const SimProgress& p) {
+  return "tasks " + std::to_string(p.tasks_finished) + " of " + std::to_string(p.tasks_submitted) +
+         " done";
 }
 
 int Run(const SimulateArgs& args) {
@@ -117,7 +115,7 @@ int Run(const SimulateArgs& args) {
              : std::string(" (a scenario file sets its own \"duration\"; --days does not apply)")));
   }
 
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  const ProgressMode progress_mode = ProgressModeFor(args.quiet);
   std::unique_ptr<UsageHistoryWriter> recorder;
   if (!args.record_usage_path.empty()) {
     recorder = std::make_unique<UsageHistoryWriter>(args.record_usage_path);
@@ -129,16 +127,18 @@ int Run(const SimulateArgs& args) {
   if (!profiles) profiles = LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed);
   std::vector<PolicyResult> results;
   std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
+  std::vector<ReportedRun> reported;
   for (const std::string& name : policies) {
     const Policy policy = MakePolicy(name);
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
     if (recorder && results.empty()) options.usage_recorder = recorder.get();
     options.profiles = &*profiles;
-    if (!args.sla_report_path.empty()) {
-      sla_records.emplace_back(name, std::vector<ContractRecord>{});
-      options.sla_records = &sla_records.back().second;
-    }
+    const bool reporting = !args.report_path.empty();
+    std::vector<ContractRecord> contracts;
+    if (!args.sla_report_path.empty() || reporting) options.sla_records = &contracts;
+    RunSeries series;
+    if (reporting) options.series = &series;
     if (!args.explain_service.empty()) {
       options.explain_service = args.explain_service;
       options.explain_out = [&name, first = true](const std::string& text) mutable {
@@ -147,15 +147,17 @@ int Run(const SimulateArgs& args) {
         std::cout << text << "\n";
       };
     }
-    if (tty) {
-      options.progress = [&name](int64_t now, int64_t end) { ShowProgress(name, now, end); };
-    }
+    ProgressLine progress(progress_mode, name);
+    SimProgress last;
+    options.progress = [&](const SimProgress& p) {
+      last = p;
+      progress.Update(p.now, p.end, TasksDone(p));
+    };
     Metrics metrics = SimulateMeasuringPeaks(scenario, policy, options, *profiles);
-    if (tty) {
-      ShowProgress(name, 1, 1);
-      std::fprintf(stderr, "\n");
-    }
+    progress.Finish(TasksDone(last));
     results.push_back({name, metrics});
+    if (reporting) reported.push_back({results.back(), std::move(series), contracts});
+    if (!args.sla_report_path.empty()) sla_records.emplace_back(name, std::move(contracts));
   }
   if (recorder) recorder->Flush();
   if (!args.sla_report_path.empty()) {
@@ -168,7 +170,7 @@ int Run(const SimulateArgs& args) {
   if (args.shrink) {
     ShrinkOptions shrink{.sim = SimOptions{.seed = args.seed, .warmup_s = args.warmup_s},
                          .profiles = &*profiles};
-    if (tty) {
+    if (progress_mode != ProgressMode::kQuiet) {
       shrink.on_step = [](const std::string& policy, const ShrinkStep& step) {
         std::fprintf(stderr, "  shrink %-14s %6d nodes: %s\n", policy.c_str(), step.nodes,
                      !step.simulated ? "requests do not fit"
@@ -180,6 +182,11 @@ int Run(const SimulateArgs& args) {
       shrunk.push_back(FindSmallestFleet(scenario, r.policy, shrink, &r.metrics));
     }
     std::cout << FormatShrinkTable(shrunk);
+  }
+  if (!args.report_path.empty()) {
+    std::ofstream out(args.report_path);
+    if (!out) throw std::runtime_error("cannot write " + args.report_path);
+    out << FormatHtmlReport(described, reported);
   }
   if (!args.json_path.empty()) {
     std::ofstream out(args.json_path);
@@ -236,6 +243,10 @@ void AddSimulateCommand(CLI::App& app) {
                   "per node, per policy");
   cmd->add_option("--sla-report", args->sla_report_path,
                   "Write every contract's outcome, breaches and their reasons (JSON) to this file");
+  cmd->add_option("--report", args->report_path,
+                  "Write an HTML report (one self-contained file, every policy side by side, "
+                  "docs/reports.md) to this file");
+  cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->add_option("--record-usage", args->record_usage_path,
                   "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {

@@ -876,7 +876,11 @@ FaultSimResult RunFaultSim(const ClusterState& placed, const std::vector<Fault>&
     single.fleet().EndSecond(t);
     if (reviewed) reviewed->fleet().EndSecond(t);
     magi.fleet().EndSecond(t);
+    if (params.progress && t % FaultSimParams::kProgressInterval == 0) {
+      params.progress(t, params.duration_s);
+    }
   }
+  if (params.progress) params.progress(params.duration_s, params.duration_s);
 
   FaultSimResult result;
   result.nodes = world.num_nodes();

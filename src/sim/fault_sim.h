@@ -37,6 +37,7 @@
 #define ARCHIMEDES_SIM_FAULT_SIM_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -81,6 +82,9 @@ struct FaultSimParams {
   bool review_single_observer = true;  // also run "single-observer+review"
   SingleObserverParams single;
   MagiSimParams magi;
+  // Called with (now, duration_s) every kProgressInterval simulated seconds and at the end.
+  static constexpr int64_t kProgressInterval = 600;
+  std::function<void(int64_t, int64_t)> progress;
 };
 
 enum class ControllerEventKind : uint8_t {

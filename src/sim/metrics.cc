@@ -49,6 +49,22 @@ double FragmentationRate(const ClusterState& state, const ShapeMix& mix) {
   return free_sum == 0 ? 0 : fragment_sum / free_sum;
 }
 
+std::array<double, kNumDims> AllocationShares(const ClusterState& state) {
+  std::array<double, kNumDims> requested{}, capacity{}, shares{};
+  const bool tasks_outside = state.accounting() == TaskAccounting::kReclaimed;
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    for (int d = 0; d < kNumDims; ++d) {
+      capacity[d] += static_cast<double>(state.node(n).capacity.amount[d]);
+      requested[d] += static_cast<double>(state.requested(n).amount[d]);
+      if (tasks_outside) requested[d] += static_cast<double>(state.task_requested(n).amount[d]);
+    }
+  }
+  for (int d = 0; d < kNumDims; ++d) {
+    if (capacity[d] > 0) shares[d] = requested[d] / capacity[d];
+  }
+  return shares;
+}
+
 double Percentile(std::vector<std::pair<double, double>> samples, double q) {
   return WeightedQuantile(std::move(samples), q);
 }

@@ -83,6 +83,10 @@ class ShapeMix {
 // free vector, that free capacity counts as a fragment, weighted by the shape's share of the mix.
 double FragmentationRate(const ClusterState& state, const ShapeMix& mix);
 
+// Σ requests ÷ Σ capacity per dimension over the fleet, as the allocation rate samples it: under
+// reclaimed-capacity accounting the tasks' requests, held outside allocatable, are added.
+std::array<double, kNumDims> AllocationShares(const ClusterState& state);
+
 // Weighted percentile of (value, weight) samples; 0 for none.
 double Percentile(std::vector<std::pair<double, double>> samples, double q);
 

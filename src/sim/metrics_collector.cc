@@ -142,18 +142,8 @@ void MetricsCollector::FleetTicked(int64_t now, const std::array<double, kNumDim
 }
 
 void MetricsCollector::SampleAllocation(const ClusterState& state, const ShapeMix& mix) {
-  std::array<double, kNumDims> requested{}, capacity{};
-  const bool tasks_outside = state.accounting() == TaskAccounting::kReclaimed;
-  for (NodeId n = 0; n < state.num_nodes(); ++n) {
-    for (int d = 0; d < kNumDims; ++d) {
-      capacity[d] += static_cast<double>(state.node(n).capacity.amount[d]);
-      requested[d] += static_cast<double>(state.requested(n).amount[d]);
-      if (tasks_outside) requested[d] += static_cast<double>(state.task_requested(n).amount[d]);
-    }
-  }
-  for (int d = 0; d < kNumDims; ++d) {
-    if (capacity[d] > 0) allocation_sum_[d] += requested[d] / capacity[d];
-  }
+  const std::array<double, kNumDims> shares = AllocationShares(state);
+  for (int d = 0; d < kNumDims; ++d) allocation_sum_[d] += shares[d];
   fragmentation_sum_ += FragmentationRate(state, mix);
   ++allocation_samples_;
 }

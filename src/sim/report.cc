@@ -6,14 +6,6 @@
 #include "model/text_table.h"
 
 namespace archimedes {
-namespace {
-
-struct Row {
-  std::string label;
-  std::function<std::string(const Metrics&)> value;
-};
-
-}  // namespace
 
 nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t warmup_s) {
   int64_t replicas = 0, tasks = 0;
@@ -45,9 +37,9 @@ nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t
           {"seed", seed}};
 }
 
-std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results) {
+std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
   const double base_cpu = results.empty() ? 0 : results.front().metrics.utilization[0];
-  std::vector<Row> rows = {
+  return {
       {"allocation cpu", [](const Metrics& m) { return Percent(m.allocation_rate[0]); }},
       {"allocation memory", [](const Metrics& m) { return Percent(m.allocation_rate[1]); }},
       {"utilization cpu", [](const Metrics& m) { return Percent(m.utilization[0]); }},
@@ -122,12 +114,9 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
        }},
       {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
-  constexpr int kLabelWidth = 26;
-  // Wide enough for every value and for the longest policy name, with two spaces before it.
-  int column_width = 15;
-  for (const PolicyResult& r : results) {
-    column_width = std::max(column_width, static_cast<int>(r.policy.size()) + 2);
-  }
+}
+
+std::string FormatScenarioHeader(const nlohmann::json& scenario) {
   std::string out = "scenario: " + scenario.value("name", std::string()) + "\n";
   out += "  " + std::to_string(scenario.value("nodes", 0)) + " nodes, " +
          std::to_string(scenario.value("services", 0)) + " services (" +
@@ -142,7 +131,17 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
     out += "  " + std::to_string(rejected->size()) + " jobs rejected, not run:\n";
     for (const auto& why : *rejected) out += "    " + why.get<std::string>() + "\n";
   }
-  out += "\n";
+  return out;
+}
+
+std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results) {
+  constexpr int kLabelWidth = 26;
+  // Wide enough for every value and for the longest policy name, with two spaces before it.
+  int column_width = 15;
+  for (const PolicyResult& r : results) {
+    column_width = std::max(column_width, static_cast<int>(r.policy.size()) + 2);
+  }
+  std::string out = FormatScenarioHeader(scenario) + "\n";
   std::vector<TextTable::Column> columns = {
       {.width = kLabelWidth, .align = TextTable::Align::kLeft}};
   columns.resize(results.size() + 1, {.width = column_width, .align = TextTable::Align::kRight});
@@ -150,7 +149,7 @@ std::string FormatTable(const nlohmann::json& scenario, const std::vector<Policy
   std::vector<std::string> header = {""};
   for (const PolicyResult& r : results) header.push_back(r.policy);
   table.AddRow(std::move(header));
-  for (const Row& row : rows) {
+  for (const SummaryRow& row : SummaryRows(results)) {
     std::vector<std::string> cells = {row.label};
     for (const PolicyResult& r : results) cells.push_back(row.value(r.metrics));
     table.AddRow(std::move(cells));

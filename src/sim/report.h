@@ -5,6 +5,7 @@
 #ifndef ARCHIMEDES_SIM_REPORT_H_
 #define ARCHIMEDES_SIM_REPORT_H_
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -24,6 +25,18 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // What was simulated, for the report header and the "scenario" object of the JSON.
 nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t warmup_s);
+
+// One row of the side-by-side table: its label and each policy's value as printed. The text
+// table and the HTML report (sim/html_report.h) both print these, so they say the same.
+struct SummaryRow {
+  std::string label;
+  std::function<std::string(const Metrics&)> value;
+};
+std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results);
+
+// "scenario: NAME" and a line of what it holds (nodes, services, jobs, days, warm-up), then the
+// jobs rejected, if any.
+std::string FormatScenarioHeader(const nlohmann::json& scenario);
 
 std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);
 nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);

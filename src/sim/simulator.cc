@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,7 @@ class Simulation {
 
  private:
   void ApplyActions();
+  void ReportProgress();
   void ApplyNodeEvent(const NodeEvent& e);
   void CompleteTasks();
   void SubmitJobs();
@@ -91,6 +93,7 @@ class Simulation {
   SimOptions options_;
   Engine engine_;
   MetricsCollector metrics_;
+  std::unique_ptr<SeriesRecorder> series_;  // only when the caller asks for the series
   ShapeMix mix_;
   std::unordered_map<std::string, NodeId> node_index_;
   std::vector<TaskRun> tasks_;  // by ContainerId
@@ -101,6 +104,7 @@ class Simulation {
   std::vector<ServiceEvent> service_events_;
   std::vector<NodeEvent> node_events_;
   size_t next_service_event_ = 0, next_node_event_ = 0, next_job_ = 0;
+  SimProgress progress_;
   std::vector<int64_t> give_up_at_;  // per submitted job: when its submitter gives up
   int64_t now_ = 0;
   int64_t end_ = 0;
@@ -124,6 +128,12 @@ Simulation::Simulation(const Scenario& scenario, const Policy& policy, const Sim
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
       end_(scenario.duration_s) {
+  if (options.series != nullptr) {
+    series_ = std::make_unique<SeriesRecorder>(
+        scenario, options.profiles, options.warmup_s, options.tick_s, options.metrics_interval_s,
+        std::array<double, kNumDims>{options.cpu_hot_threshold, options.memory_hot_threshold},
+        policy.buffer);
+  }
   for (NodeId n = 0; n < engine_.cluster().num_nodes(); ++n) {
     const Node& node = engine_.cluster().node(n);
     node_index_[node.name] = n;
@@ -189,10 +199,12 @@ void Simulation::ApplyActions() {
         ++task.generation;
         finishes_.push({now_ + job.duration_s, a.container, task.generation});
         metrics_.TaskStarted(now_, a.job, a.first_start);
+        if (series_ && a.first_start) series_->TaskStarted(now_, job);
         break;
       }
       case ActionKind::kEvict:
         metrics_.Evicted();
+        if (series_) series_->Evicted(now_);
         if (a.job >= 0) EndTask(a.container);
         break;
       case ActionKind::kStop:
@@ -200,6 +212,7 @@ void Simulation::ApplyActions() {
         break;
       case ActionKind::kMigrate:
         metrics_.Migrated(a.trigger == MigrationTrigger::kPredictedBreach);
+        if (series_) series_->Migrated(now_);
         break;
       case ActionKind::kThrottle:
         limits_[a.node] = a.limits;
@@ -263,6 +276,7 @@ void Simulation::CompleteTasks() {
     ++tasks_[f.id].generation;
     engine_.ContainerFinished(f.id);
     metrics_.TaskFinished(now_, j, engine_.job_status(j).finished == workload_.jobs[j].tasks);
+    ++progress_.tasks_finished;
   }
   ApplyActions();
 }
@@ -276,6 +290,7 @@ void Simulation::SubmitJobs() {
         options_.min_patience_s);
     give_up_at_.push_back(job.submit_time + job.delay_tolerance_s + patience);
     metrics_.JobSubmitted(job);
+    progress_.tasks_submitted += job.tasks;
     engine_.SubmitJob(job, give_up_at_.back());
   }
   ApplyActions();
@@ -312,6 +327,7 @@ UsageSample Simulation::Sample(const Container& c, ContainerId id, const Usage& 
 void Simulation::OomKill(ContainerId id) {
   const Container& c = engine_.cluster().container(id);
   metrics_.OomKilled(now_, c);
+  if (series_) series_->OomKilled(now_);
   if (c.kind == OwnerKind::kTask) EndTask(id);
   engine_.ContainerOomKilled(id);
   ApplyActions();
@@ -332,6 +348,7 @@ void Simulation::UsageTick() {
   engine_.BeginUsageRound(samples_);
   ApplyActions();
   std::array<double, kNumDims> usage_total{}, capacity_total{};
+  if (series_ && series_->NodeSampleDue(now_)) series_->BeginNodeSample(now_, state);
   for (NodeId n = 0; n < state.num_nodes(); ++n) {
     for (int d = 0; d < kNumDims; ++d) {
       capacity_total[d] += static_cast<double>(state.node(n).capacity.amount[d]);
@@ -345,6 +362,7 @@ void Simulation::UsageTick() {
   engine_.EndUsageRound();
   ApplyActions();
   if (options_.on_tick) options_.on_tick(now_, state);
+  if (series_) series_->FleetTicked(usage_total, capacity_total);
   if (now_ >= options_.warmup_s) {
     metrics_.FleetTicked(now_, usage_total, capacity_total, engine_, node_hot_);
   }
@@ -375,7 +393,8 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     return true;
   });
   samples_.clear();
-  for (const auto& [id, u] : node_containers_) samples_.push_back(Sample(state.container(id), id, u));
+  for (const auto& [id, u] : node_containers_)
+    samples_.push_back(Sample(state.container(id), id, u));
   engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();
   Usage service_usage{}, batch_usage{};
@@ -454,10 +473,20 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     actual[1] = static_cast<float>(std::min(memory, memory_capacity));
   }
   node_usage_[n] = actual;
+  if (series_ && series_->NodeSampleDue(now_)) {
+    const double service_cpu = std::min<double>(service_usage[0], actual[0]);
+    series_->NodeTicked(n, service_cpu, actual[0] - service_cpu);
+  }
   for (int d = 0; d < kNumDims; ++d) usage_total[d] += actual[d];
   if (now_ >= options_.warmup_s) {
     metrics_.NodeTicked(hot, static_cast<int>(state.containers_on(n).size()));
   }
+}
+
+void Simulation::ReportProgress() {
+  progress_.now = now_;
+  progress_.end = end_;
+  options_.progress(progress_);
 }
 
 Metrics Simulation::Run() {
@@ -484,13 +513,16 @@ Metrics Simulation::Run() {
       ApplyActions();
     }
     if (now_ % options_.tick_s == 0) UsageTick();
-    if (now_ >= options_.warmup_s && now_ % options_.metrics_interval_s == 0) {
-      metrics_.SampleAllocation(engine_.cluster(), mix_);
+    if (now_ % options_.metrics_interval_s == 0) {
+      if (series_) series_->SampleAllocation(engine_.cluster());
+      if (now_ >= options_.warmup_s) metrics_.SampleAllocation(engine_.cluster(), mix_);
     }
-    if (options_.progress && now_ % 3600 == 0) options_.progress(now_, end_);
+    if (options_.progress && now_ % SimOptions::kProgressInterval == 0) ReportProgress();
   }
+  if (options_.progress) ReportProgress();
   Metrics m = metrics_.Finish(end_, next_job_, engine_, give_up_at_);
   m.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  if (series_) *options_.series = series_->Finish();
   return m;
 }
 

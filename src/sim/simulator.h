@@ -20,15 +20,25 @@
 #include <string>
 #include <vector>
 
+#include "engine/policy.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
-#include "engine/policy.h"
 #include "sim/metrics.h"
+#include "sim/run_series.h"
 #include "sim/sla_report.h"
 #include "trace/usage_history.h"
 
 namespace archimedes {
+
+// How far a run has come, for a progress display: simulated time and the batch tasks submitted so
+// far and finished so far.
+struct SimProgress {
+  int64_t now = 0;
+  int64_t end = 0;
+  int64_t tasks_submitted = 0;
+  int64_t tasks_finished = 0;
+};
 
 struct SimOptions {
   uint64_t seed = 1;
@@ -42,8 +52,10 @@ struct SimOptions {
   // submit + tolerance + max(patience_factor × tolerance, min_patience_s).
   double patience_factor = 2.0;
   int64_t min_patience_s = 600;
-  // Called about every simulated hour with (now, end).
-  std::function<void(int64_t, int64_t)> progress;
+  // Called every kProgressInterval simulated seconds and once at the end; the caller decides what
+  // to show and how often.
+  static constexpr int64_t kProgressInterval = 600;
+  std::function<void(const SimProgress&)> progress;
   // Profiles for policies that place by profiles. When null, they are learned from the warm-up
   // day's usage history (the history a recording of that day gives: service usage does not depend
   // on placement); applications without history fall back to their requests.
@@ -63,6 +75,9 @@ struct SimOptions {
   // app = the service's app and container = "<service>-<replica slot>".
   UsageHistoryWriter* usage_recorder = nullptr;
   int64_t record_interval_s = 300;
+  // When set, receives the run's time series (sim/run_series.h), the services' predicted CPU by
+  // `profiles` (none without them).
+  RunSeries* series = nullptr;
 };
 
 // Replays `scenario` under `policy`. Throws std::invalid_argument when an event names an unknown
