@@ -14,6 +14,7 @@
 #include "model/duration.h"
 #include "profile/profile.h"
 #include "sim/html_report.h"
+#include "sim/parallel_map.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
@@ -47,6 +48,7 @@ struct SimulateArgs {
   bool surge = false;
   bool shrink = false;
   bool quiet = false;
+  int threads = 0;  // 0: one per core, at most one per policy
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -125,39 +127,62 @@ int Run(const SimulateArgs& args) {
   // Every policy's placement is judged by the profiles archimedes places by (sim/peak_load.h):
   // --profiles, or those it would learn from the warm-up day, learned here once for all runs.
   if (!profiles) profiles = LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed);
-  std::vector<PolicyResult> results;
-  std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
-  std::vector<ReportedRun> reported;
-  for (const std::string& name : policies) {
+  // Policies share only const inputs (scenario, profiles), so they run side by side; each run's
+  // figures are those of a run alone. Progress lines of runs side by side cannot share one line
+  // rewritten in place: they are written as plain lines.
+  const int threads =
+      args.threads > 0 ? args.threads : DefaultThreads(static_cast<int>(policies.size()));
+  const ProgressMode run_progress =
+      threads > 1 && policies.size() > 1 && progress_mode == ProgressMode::kTerminal
+          ? ProgressMode::kLog
+          : progress_mode;
+  const bool reporting = !args.report_path.empty();
+  struct PolicyRun {
+    Metrics metrics;
+    RunSeries series;
+    std::vector<ContractRecord> contracts;
+    std::string explanation;  // printed once every run is over, in the policies' order
+  };
+  std::vector<PolicyRun> runs = ParallelMap(static_cast<int>(policies.size()), threads, [&](int i) {
+    const std::string& name = policies[i];
     const Policy policy = MakePolicy(name);
+    PolicyRun run;
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
-    if (recorder && results.empty()) options.usage_recorder = recorder.get();
+    if (recorder && i == 0) options.usage_recorder = recorder.get();
     options.profiles = &*profiles;
-    const bool reporting = !args.report_path.empty();
-    std::vector<ContractRecord> contracts;
-    if (!args.sla_report_path.empty() || reporting) options.sla_records = &contracts;
-    RunSeries series;
-    if (reporting) options.series = &series;
+    if (!args.sla_report_path.empty() || reporting) options.sla_records = &run.contracts;
+    if (reporting) options.series = &run.series;
     if (!args.explain_service.empty()) {
       options.explain_service = args.explain_service;
-      options.explain_out = [&name, first = true](const std::string& text) mutable {
-        if (first) std::cout << "why " << name << " placed the first replica there:\n";
-        first = false;
-        std::cout << text << "\n";
+      options.explain_out = [&run, &name](const std::string& text) {
+        if (run.explanation.empty()) {
+          run.explanation = "why " + name + " placed the first replica there:\n";
+        }
+        run.explanation += text + "\n";
       };
     }
-    ProgressLine progress(progress_mode, name);
+    ProgressLine progress(run_progress, name);
     SimProgress last;
     options.progress = [&](const SimProgress& p) {
       last = p;
       progress.Update(p.now, p.end, TasksDone(p));
     };
-    Metrics metrics = SimulateMeasuringPeaks(scenario, policy, options, *profiles);
+    run.metrics = SimulateMeasuringPeaks(scenario, policy, options, *profiles);
     progress.Finish(TasksDone(last));
-    results.push_back({name, metrics});
-    if (reporting) reported.push_back({results.back(), std::move(series), contracts});
-    if (!args.sla_report_path.empty()) sla_records.emplace_back(name, std::move(contracts));
+    return run;
+  });
+  std::vector<PolicyResult> results;
+  std::vector<std::pair<std::string, std::vector<ContractRecord>>> sla_records;
+  std::vector<ReportedRun> reported;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    PolicyRun& run = runs[i];
+    std::cout << run.explanation;
+    results.push_back({policies[i], run.metrics});
+    if (reporting) reported.push_back({results.back(), std::move(run.series), run.contracts});
+    if (!args.sla_report_path.empty()) {
+      sla_records.emplace_back(policies[i], std::move(run.contracts));
+    }
   }
   if (recorder) recorder->Flush();
   if (!args.sla_report_path.empty()) {
@@ -247,6 +272,10 @@ void AddSimulateCommand(CLI::App& app) {
                   "Write an HTML report (one self-contained file, every policy side by side, "
                   "docs/reports.md) to this file");
   cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
+  cmd->add_option("--threads", args->threads,
+                  "Run this many policies side by side (default: one per core, at most one per "
+                  "policy); every figure is the same as with --threads 1")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--record-usage", args->record_usage_path,
                   "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {

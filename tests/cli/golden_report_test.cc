@@ -9,25 +9,10 @@
 #include <string>
 
 #include "support/command.h"
+#include "support/report_json.h"
 
 namespace archimedes {
 namespace {
-
-// Timings are measured, not simulated, and differ from run to run: scripts/golden.sh leaves out
-// every `wall_seconds` and the percentiles of every `*latency_us` object (their counts stay).
-void StripTimings(nlohmann::json& doc) {
-  if (!doc.is_object() && !doc.is_array()) return;
-  if (doc.is_object()) {
-    doc.erase("wall_seconds");
-    for (auto& [key, value] : doc.items()) {
-      if (key.ends_with("latency_us") && value.is_object()) {
-        value.erase("p50");
-        value.erase("p99");
-      }
-    }
-  }
-  for (auto& child : doc) StripTimings(child);
-}
 
 TEST(GoldenReportTest, SmallScenarioUnderEveryPolicyIsUnchanged) {
   const std::string out = testing::TempPath("small.json");
@@ -39,7 +24,7 @@ TEST(GoldenReportTest, SmallScenarioUnderEveryPolicyIsUnchanged) {
   ASSERT_EQ(run.status, 0) << run.output;
   nlohmann::json actual = nlohmann::json::parse(std::ifstream(out));
   std::filesystem::remove(out);
-  StripTimings(actual);
+  testing::StripTimings(actual);
   const nlohmann::json golden = nlohmann::json::parse(
       std::ifstream(std::string(ARCHIMEDES_SOURCE_DIR) + "/tests/golden/small.json"));
   // A difference must be a decision: re-record with scripts/golden.sh and say why in the commit.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/command.h"
+#include "support/report_json.h"
 
 namespace archimedes {
 namespace {
@@ -54,6 +55,31 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   EXPECT_TRUE(p["batch"].contains("started_within_tolerance"));
   EXPECT_TRUE(p["disruption"].contains("oom_kills"));
   EXPECT_EQ(doc["scenario"]["nodes"].get<int>(), 20);
+}
+
+// Policies run side by side on threads; every figure, the explanation and the SLA report are those
+// of one policy after the other.
+TEST(SimulateCliTest, PoliciesSideBySideOnThreadsGiveTheSameReport) {
+  const std::string args =
+      "simulate --nodes 20 --days 1 --warmup 3600 --quiet --policy "
+      "k8s-default,reclaim,archimedes --explain daytime-0003";
+  const std::string sla_one = TempPath("sla-one.json"), sla_three = TempPath("sla-three.json");
+  auto [one, one_doc] =
+      ArchimedesWritingJson(args + " --threads 1 --sla-report " + sla_one, "--json");
+  auto [three, three_doc] =
+      ArchimedesWritingJson(args + " --threads 3 --sla-report " + sla_three, "--json");
+  ASSERT_EQ(one.status, 0) << one.output;
+  ASSERT_EQ(three.status, 0) << three.output;
+  testing::StripTimings(one_doc);
+  testing::StripTimings(three_doc);
+  EXPECT_EQ(one_doc, three_doc) << nlohmann::json::diff(one_doc, three_doc).dump(1);
+  const std::string first = one.output.substr(0, one.output.find("allocation cpu"));
+  EXPECT_NE(first.find("why reclaim placed"), std::string::npos) << one.output;
+  EXPECT_EQ(first, three.output.substr(0, three.output.find("allocation cpu")));
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(sla_one)),
+            nlohmann::json::parse(std::ifstream(sla_three)));
+  std::filesystem::remove(sla_one);
+  std::filesystem::remove(sla_three);
 }
 
 // The archimedes variants run beside it from the command line, and the planner's full re-plans
