@@ -46,14 +46,19 @@ void ReadHistory(const std::string& path, Profiler& profiler) {
   }
 }
 
-// Series times need not start at a day boundary; they are profiled in trace time.
-bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
+// Series times need not start at a day boundary; they are profiled in trace time. Raises
+// `largest_node` to the series' largest node.
+bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler,
+               std::array<double, kNumDims>& largest_node) {
   bool normalized = false;
   std::map<std::string, std::array<double, kNumDims>> limits;
   for (const UsageSeries& s : series) {
     normalized |= s.normalized;
     std::array<double, kNumDims>& limit = limits[s.app];
-    for (int d = 0; d < kNumDims; ++d) limit[d] = std::max(limit[d], s.limit[d]);
+    for (int d = 0; d < kNumDims; ++d) {
+      limit[d] = std::max(limit[d], s.limit[d]);
+      largest_node[d] = std::max(largest_node[d], s.largest_node[d]);
+    }
   }
   for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
   for (const UsageSeries& s : series) {
@@ -156,6 +161,11 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
       int k = static_cast<int>(d);
       amounts += "  " + std::string(DimName(d)) + " " + Amount(d, p.recommended[k], set.normalized);
       if (p.has_request) amounts += " (request " + Amount(d, p.request[k], set.normalized) + ")";
+      if (p.bound[k] != AdviceBound::kNone) {
+        amounts += std::string(p.bound[k] == AdviceBound::kLimit ? " [limit too low"
+                                                                 : " [more than the largest node") +
+                   ": needs " + Amount(d, p.needed[k], set.normalized) + "]";
+      }
     }
     if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
     sizes.AddRow({p.app, amounts});
@@ -207,6 +217,9 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
       std::string name(DimName(static_cast<Dim>(d)));
       app["recommended"][name] = p.recommended[d];
       if (p.has_request) app["request"][name] = p.request[d];
+      if (p.bound[d] != AdviceBound::kNone) {
+        app["bounded"][name] = {{"by", AdviceBoundName(p.bound[d])}, {"needed", p.needed[d]}};
+      }
     }
     report["applications"].push_back(std::move(app));
   }
@@ -233,7 +246,17 @@ void Run(const ProfileArgs& args) {
   options.seed = args.seed;
   bool normalized = false;
   Profiler profiler(options);
-  if (!args.scenario.empty()) profiler.SetRequests(ReadScenarioFile(args.scenario));
+  std::array<double, kNumDims> largest_node{};
+  if (!args.scenario.empty()) {
+    const Scenario scenario = ReadScenarioFile(args.scenario);
+    profiler.SetRequests(scenario);
+    for (const Node& node : scenario.nodes) {
+      for (int d = 0; d < kNumDims; ++d) {
+        largest_node[d] =
+            std::max(largest_node[d], static_cast<double>(node.allocatable.amount[d]));
+      }
+    }
+  }
   if (!args.requests.empty()) {
     for (const AppRequests& r : ReadRequestsFile(args.requests)) {
       profiler.SetRequest(r.app, r.request, r.replicas);
@@ -242,9 +265,10 @@ void Run(const ProfileArgs& args) {
   for (const std::string& h : args.histories) ReadHistory(h, profiler);
   for (const std::string& t : args.traces) {
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
-      normalized |= AddSeries(series, profiler);
+      normalized |= AddSeries(series, profiler, largest_node);
     });
   }
+  profiler.SetLargestNode(largest_node);
   ProfileSet set = profiler.Finish();
   set.normalized = normalized;
   Print(set, args, profiler);

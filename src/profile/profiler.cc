@@ -391,8 +391,11 @@ ProfileSet Profiler::Finish() const {
     p.features = ComputeFeatures(p.mean, p.high);
     p.peak = a.peak;
     for (int d = 0; d < kProfileDims; ++d) {
-      p.recommended[d] =
+      p.needed[d] =
           Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
+      BoundedAdvice advice = BoundAdvice(p.needed[d], a.limit[d], largest_node_[d]);
+      p.recommended[d] = advice.recommended;
+      p.bound[d] = advice.bound;
     }
     p.has_request = a.has_request;
     p.request = a.request;

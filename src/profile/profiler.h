@@ -67,6 +67,9 @@ class Profiler {
   void SetRequest(std::string_view app, const std::array<double, kNumDims>& request,
                   int replicas = 0);
   void SetLimit(std::string_view app, const std::array<double, kNumDims>& limit);
+  // The capacity of the fleet's largest node per dimension (0 = unknown), in the input's units: no
+  // recommendation goes above it.
+  void SetLargestNode(const std::array<double, kNumDims>& capacity) { largest_node_ = capacity; }
   // Requests and replica counts of every service of a scenario, keyed by the service's app.
   void SetRequests(const Scenario& scenario);
 
@@ -126,6 +129,7 @@ class Profiler {
   std::vector<HealthWarning> warnings_;
   std::vector<float> scratch_;
   int64_t samples_ = 0;
+  std::array<double, kNumDims> largest_node_{};
 };
 
 // The standard normal quantile: Φ⁻¹(p) for p in (0, 1).

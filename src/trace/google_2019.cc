@@ -47,6 +47,8 @@ UsageSeries ReadGoogle2019Replica(const std::string& path) {
   constexpr int memory = static_cast<int>(Dim::kMemory);
   UsageSeries series;
   series.normalized = true;
+  // The trace's units are shares of its largest machine.
+  series.largest_node[cpu] = series.largest_node[memory] = 1.0;
   while (csv.Next()) {
     csv.ExpectFields(kColumns);
     int64_t micros = csv.Int(kTime, "time");

@@ -32,5 +32,19 @@ TEST(ProfileCliTest, ProfilesEveryRealTraceWithUsageSeries) {
   EXPECT_NE(alibaba.find("profiled 16 applications"), std::string::npos) << alibaba;
 }
 
+// Machines at 85-98 % memory: p99 × 1.2 would be more than the machine; the advice stops at the
+// machine and says so. Google's memory advice stops at the trace's own memory_limit.
+TEST(ProfileCliTest, AdviceNeverExceedsTheMachineOrTheLimit) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-v2018/machine_usage.csv");
+  ARCHIMEDES_REQUIRE_SHARED("traces/google-v2019-instance-usage");
+  std::string alibaba =
+      ProfileOutput(testing::SharedPath("traces/alibaba-v2018/machine_usage.csv") + " --top 16");
+  EXPECT_NE(alibaba.find("memory 1 [more than the largest node: needs 1."), std::string::npos)
+      << alibaba;
+  std::string google = ProfileOutput(
+      "google2019:" + testing::SharedPath("traces/google-v2019-instance-usage") + " --top 2");
+  EXPECT_NE(google.find("[limit too low: needs"), std::string::npos) << google;
+}
+
 }  // namespace
 }  // namespace archimedes
