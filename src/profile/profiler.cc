@@ -79,6 +79,9 @@ Profiler::Profiler(ProfileOptions options) : options_(options) {
   if (options_.health.window_s <= 0 || kSecondsPerDay % options_.health.window_s != 0) {
     throw std::invalid_argument("the health window must divide 86400 seconds");
   }
+  if (options_.health.leak_days < 1) {
+    throw std::invalid_argument("the health leak rule needs at least 1 day of growth");
+  }
   z_ = NormalQuantile(options_.high_quantile);
   bin_seconds_ = kSecondsPerDay / options_.bins;
 }
@@ -116,6 +119,19 @@ void Profiler::SetRequest(std::string_view app, const std::array<double, kNumDim
 
 void Profiler::SetLimit(std::string_view app, const std::array<double, kNumDims>& limit) {
   apps_[AppIndex(app)].limit = limit;
+}
+
+std::array<double, kNumDims> Profiler::HealthLimit(const App& app) {
+  std::array<double, kNumDims> limit{};
+  for (int d = 0; d < kNumDims; ++d) {
+    limit[d] = app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+  }
+  return limit;
+}
+
+std::array<double, kNumDims> Profiler::HealthLimit(std::string_view app) const {
+  auto it = app_index_.find(std::string(app));
+  return it == app_index_.end() ? std::array<double, kNumDims>{} : HealthLimit(apps_[it->second]);
 }
 
 void Profiler::SetRequests(const Scenario& scenario) {
@@ -216,24 +232,35 @@ void Profiler::CheckHealth(int container) {
   Container& c = containers_[container];
   const App& app = apps_[c.app];
   const int64_t window = c.health.last_window();
-  const int64_t middle = window * options_.health.window_s + options_.health.window_s / 2;
-  int bin =
-      static_cast<int>((middle - FloorDiv(middle, kSecondsPerDay) * kSecondsPerDay) / bin_seconds_);
+  // The window's mean is compared with the profile averaged over the window's bins: a spike that
+  // fills part of the window is then part of the expectation too.
+  const int64_t start = window * options_.health.window_s;
+  const int first_bin =
+      static_cast<int>((start - FloorDiv(start, kSecondsPerDay) * kSecondsPerDay) / bin_seconds_);
+  const int window_bins =
+      static_cast<int>(std::max<int64_t>(1, options_.health.window_s / bin_seconds_));
   HealthExpectation expected;
-  ProfileSoFar(app, bin, expected.profile_mean, expected.profile_high);
-  for (int d = 0; d < kProfileDims; ++d) {
-    expected.limit[d] =
-        app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+  for (int i = 0; i < window_bins; ++i) {
+    std::array<float, kProfileDims> mean, high;
+    ProfileSoFar(app, (first_bin + i) % options_.bins, mean, high);
+    for (int d = 0; d < kProfileDims; ++d) {
+      expected.profile_mean[d] += mean[d] / window_bins;
+      expected.profile_high[d] += high[d] / window_bins;
+    }
   }
+  const std::array<double, kNumDims> limit = HealthLimit(app);
+  for (int d = 0; d < kProfileDims; ++d) expected.limit[d] = limit[d];
 
   int siblings = 0;
   scratch_.clear();
   for (int other : app.containers) {
     if (other == container || siblings == kMaxSiblingsCompared) continue;
-    const ContainerHealth& h = containers_[other].health;
-    if (h.last_window() != window && h.last_window() != window - 1) continue;
+    // The same window only: a sibling's window before or after it would make a bursty app's
+    // replicas look apart at every burst's edge.
+    std::optional<std::array<float, kProfileDims>> mean = containers_[other].health.MeanOf(window);
+    if (!mean) continue;
     ++siblings;
-    scratch_.insert(scratch_.end(), h.window_mean().begin(), h.window_mean().end());
+    scratch_.insert(scratch_.end(), mean->begin(), mean->end());
   }
   expected.siblings = siblings;
   if (siblings > 0) {
@@ -260,8 +287,12 @@ void Profiler::CheckHealth(int container) {
   switch (finding->kind) {
     case WarningKind::kMemoryLeak:
       std::snprintf(buffer, sizeof buffer,
-                    "memory grew day over day in nearly every window; now %.4g vs %.4g a day ago",
-                    finding->value, finding->expected);
+                    "memory grew at nearly every hour on each of the last %d days (%.4g %d days "
+                    "ago, day peak now %.4g); at the slowest day's growth it reaches the limit "
+                    "within %d days",
+                    options_.health.leak_days, finding->expected, options_.health.leak_days,
+                    finding->value,
+                    static_cast<int>(options_.health.leak_horizon_s / kSecondsPerDay));
       break;
     case WarningKind::kCpuStuckHigh:
       std::snprintf(buffer, sizeof buffer,

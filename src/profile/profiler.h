@@ -80,6 +80,9 @@ class Profiler {
     Add(ContainerIndex(app, container), time, usage);
   }
 
+  // What health lead times aim at for `app` per dimension: its limit, else its request (0 = none).
+  std::array<double, kNumDims> HealthLimit(std::string_view app) const;
+
   int64_t samples() const { return samples_; }
   int num_apps() const { return static_cast<int>(apps_.size()); }
   int num_containers() const { return static_cast<int>(containers_.size()); }
@@ -111,6 +114,7 @@ class Profiler {
   };
 
   int AppIndex(std::string_view app);
+  static std::array<double, kNumDims> HealthLimit(const App& app);
   void ClearSlot(App& app, int slot) const;
   // The app's mean and high quantile at `bin` over every day held, without outlier rejection.
   void ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
