@@ -5,13 +5,17 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "model/duration.h"
+#include "model/quantile.h"
 #include "model/text_table.h"
+#include "profile/backtest.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
 #include "trace/native_format.h"
@@ -32,24 +36,41 @@ struct ProfileArgs {
   std::string scenario;
   std::string out;
   std::string json;
+  std::string backtest;
   int bins = DailyCurve::kDefaultBins;
   int days = 7;
   uint64_t seed = 1;
   int top = 10;
 };
 
-void ReadHistory(const std::string& path, Profiler& profiler) {
+// Where samples go: all to the profiler, or with a backtest, those from its split on to it.
+struct SampleSink {
+  Profiler& profiler;
+  Backtest* backtest = nullptr;
+
+  void Add(int64_t time, std::string_view app, std::string_view container,
+           const std::array<float, kNumDims>& usage) {
+    if (backtest && time >= backtest->split()) {
+      backtest->Add(time, app, container, usage);
+    } else {
+      profiler.Add(time, app, container, usage);
+    }
+  }
+};
+
+void ReadHistory(const std::string& path, SampleSink& sink) {
   UsageHistoryReader reader(path);
   while (reader.Next()) {
     const UsageRecord& r = reader.record();
-    profiler.Add(r.time, r.app, r.container, r.usage);
+    sink.Add(r.time, r.app, r.container, r.usage);
   }
 }
 
 // Series times need not start at a day boundary; they are profiled in trace time. Raises
 // `largest_node` to the series' largest node.
-bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler,
+bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink,
                std::array<double, kNumDims>& largest_node) {
+  Profiler& profiler = sink.profiler;
   bool normalized = false;
   std::map<std::string, std::array<double, kNumDims>> limits;
   for (const UsageSeries& s : series) {
@@ -62,11 +83,10 @@ bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler,
   }
   for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
   for (const UsageSeries& s : series) {
-    int container = profiler.ContainerIndex(s.app, s.id);
     std::array<float, kNumDims> usage{};
     for (size_t i = 0; i < s.times.size(); ++i) {
       for (int d = 0; d < kNumDims; ++d) usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
-      profiler.Add(container, s.times[i], usage);
+      sink.Add(s.times[i], s.app, s.id, usage);
     }
   }
   return normalized;
@@ -196,7 +216,59 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
   std::fputs(warnings.Format().c_str(), stdout);
 }
 
-void WriteReport(const ProfileSet& set, const std::string& path) {
+void PrintBacktest(const BacktestScore& score) {
+  std::printf(
+      "\nbacktest: learned before t=%s, warnings scored on the rest (%d containers, %d with a "
+      "limit; an incident = a 30-min mean at 99 %% of the limit)\n",
+      FormatDuration(score.split).c_str(), score.containers, score.with_limit);
+  TextTable kinds({{.width = 18, .align = Align::kLeft, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "},
+                   {.width = 0, .align = Align::kRight, .separator = "  "}});
+  kinds.AddRow({"kind", "warnings", "came true", "precision", "lead time (median, range)"});
+  for (int k = 0; k < 3; ++k) {
+    const BacktestKindScore& s = score.kinds[k];
+    std::vector<float> leads = s.lead_hours;
+    std::string lead = "-";
+    if (!leads.empty()) {
+      auto [lo, hi] = std::minmax_element(leads.begin(), leads.end());
+      lead = Fixed(Median(leads), 1) + " h (" + Fixed(*lo, 1) + "-" + Fixed(*hi, 1) + ")";
+    }
+    kinds.AddRow({std::string(WarningKindName(static_cast<WarningKind>(k))),
+                  std::to_string(s.warnings), std::to_string(s.came_true),
+                  s.warnings ? Percent(static_cast<double>(s.came_true) / s.warnings) : "-", lead});
+  }
+  std::fputs(kinds.Format().c_str(), stdout);
+  std::printf("  incidents (containers at their limit after the split) and recall:");
+  for (int d = 0; d < kProfileDims; ++d) {
+    std::printf(" %s %d", std::string(DimName(static_cast<Dim>(d))).c_str(), score.incidents[d]);
+    if (score.incidents[d] > 0) {
+      std::printf(" (%s warned)",
+                  Percent(static_cast<double>(score.warned[d]) / score.incidents[d]).c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+nlohmann::json BacktestJson(const BacktestScore& score) {
+  nlohmann::json json = {
+      {"split", score.split}, {"containers", score.containers}, {"with_limit", score.with_limit}};
+  for (int k = 0; k < 3; ++k) {
+    const BacktestKindScore& s = score.kinds[k];
+    json["kinds"][std::string(WarningKindName(static_cast<WarningKind>(k)))] = {
+        {"warnings", s.warnings}, {"came_true", s.came_true}, {"lead_hours", s.lead_hours}};
+  }
+  for (int d = 0; d < kProfileDims; ++d) {
+    std::string name(DimName(static_cast<Dim>(d)));
+    json["incidents"][name] = score.incidents[d];
+    json["incidents_warned"][name] = score.warned[d];
+  }
+  return json;
+}
+
+void WriteReport(const ProfileSet& set, const std::optional<BacktestScore>& backtest,
+                 const std::string& path) {
   nlohmann::json report;
   report["class_criterion"] = set.class_criterion;
   report["normalized"] = set.normalized;
@@ -231,6 +303,7 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
                                   {"lead_time_s", w.lead_time_s},
                                   {"detail", w.detail}});
   }
+  if (backtest) report["backtest"] = BacktestJson(*backtest);
   std::ofstream out(path);
   if (!out) throw TraceError(path, 0, "cannot create file");
   out << report.dump(2) << '\n';
@@ -262,18 +335,32 @@ void Run(const ProfileArgs& args) {
       profiler.SetRequest(r.app, r.request, r.replicas);
     }
   }
-  for (const std::string& h : args.histories) ReadHistory(h, profiler);
+  std::optional<Backtest> backtest;
+  if (!args.backtest.empty()) {
+    try {
+      backtest.emplace(profiler, ParseDuration(args.backtest));
+    } catch (const DurationError& e) {
+      throw CLI::ValidationError("--backtest", e.what());
+    }
+  }
+  SampleSink sink{profiler, backtest ? &*backtest : nullptr};
+  for (const std::string& h : args.histories) ReadHistory(h, sink);
   for (const std::string& t : args.traces) {
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
-      normalized |= AddSeries(series, profiler, largest_node);
+      normalized |= AddSeries(series, sink, largest_node);
     });
   }
   profiler.SetLargestNode(largest_node);
   ProfileSet set = profiler.Finish();
   set.normalized = normalized;
   Print(set, args, profiler);
+  std::optional<BacktestScore> score;
+  if (backtest) {
+    score = backtest->Score(set.warnings);
+    PrintBacktest(*score);
+  }
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
-  if (!args.json.empty()) WriteReport(set, args.json);
+  if (!args.json.empty()) WriteReport(set, score, args.json);
 }
 
 }  // namespace
@@ -295,6 +382,9 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--scenario", args->scenario, "take current requests from a scenario file");
   cmd->add_option("--out", args->out, "write the profiles (JSON, docs/profiles.md)");
   cmd->add_option("--json", args->json, "write the printed report as JSON");
+  cmd->add_option("--backtest", args->backtest,
+                  "learn on the samples before this trace time (a duration, e.g. 5d) and score "
+                  "the health warnings against the rest: precision, recall, lead time per kind");
   cmd->add_option("--bins", args->bins, "bins per day")->capture_default_str();
   cmd->add_option("--days", args->days, "most recent days kept per application")
       ->capture_default_str();

@@ -75,8 +75,11 @@ std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation&
   const double slowest = *std::min_element(growth.begin(), growth.end()) / valid;
   if (slowest < options.leak_min_daily_growth * oldest / valid) return std::nullopt;
   oldest /= valid;
-  const int64_t lead = LeadTime(last_day_peak, slowest / kSecondsPerDay, limit);
-  if (lead < 0 || lead > options.leak_horizon_s) return std::nullopt;
+  const int64_t surely_within = LeadTime(last_day_peak, slowest / kSecondsPerDay, limit);
+  if (surely_within < 0 || surely_within > options.leak_horizon_s) return std::nullopt;
+  // The lead time itself is the best estimate: at the last day's growth (a young leak's older
+  // days still grew less).
+  const int64_t lead = LeadTime(last_day_peak, growth[0] / valid / kSecondsPerDay, limit);
   return HealthFinding{WarningKind::kMemoryLeak, Dim::kMemory, lead,
                        static_cast<float>(last_day_peak), static_cast<float>(oldest)};
 }

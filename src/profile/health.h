@@ -12,9 +12,10 @@
 //                      days running); each day's mean growth is at least `leak_min_daily_growth`
 //                      of the oldest day's level; at the slowest day's growth, the last day's peak
 //                      window reaches the limit within `leak_horizon_s` (so a leak is announced
-//                      when it will matter, and never without a limit to reach); and, with
-//                      siblings, memory at least `leak_min_sibling_ratio` × their median (a day
-//                      when every replica grows is a busy day, not a leak)
+//                      when it will matter, and never without a limit to reach; the lead time is
+//                      at the last day's growth, the best estimate); and, with siblings, memory
+//                      at least `leak_min_sibling_ratio` × their median (a day when every replica
+//                      grows is a busy day, not a leak)
 //   cpu-stuck-high     CPU above `stuck_ratio` × the application profile's high quantile for that
 //                      time of day (and above the siblings' median as much, when there are any),
 //                      while the other dimensions stay in line with the siblings
@@ -44,7 +45,7 @@ struct HealthOptions {
   double stuck_ratio = 1.3;
   double divergence_ratio = 2.0;
   int min_siblings = 3;
-  int leak_days = 2;
+  int leak_days = 3;
   double leak_min_daily_growth = 0.05;
   int64_t leak_horizon_s = 7 * 86'400;
   double leak_min_sibling_ratio = 1.25;

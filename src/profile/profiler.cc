@@ -202,7 +202,7 @@ void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims
   if (c.health.Add(time, usage)) CheckHealth(container);
 }
 
-void Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
+bool Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                             std::array<float, kProfileDims>& high) const {
   const int days = options_.max_days;
   double n = 0.0;
@@ -226,6 +226,7 @@ void Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileD
     mean[d] = static_cast<float>(std::max(0.0, m + app.reference[d]));
     high[d] = static_cast<float>(std::max(0.0, m + app.reference[d] + z_ * sd));
   }
+  return n > 0.0;
 }
 
 void Profiler::CheckHealth(int container) {
@@ -240,13 +241,19 @@ void Profiler::CheckHealth(int container) {
   const int window_bins =
       static_cast<int>(std::max<int64_t>(1, options_.health.window_s / bin_seconds_));
   HealthExpectation expected;
+  int bins_with_data = 0;
   for (int i = 0; i < window_bins; ++i) {
     std::array<float, kProfileDims> mean, high;
-    ProfileSoFar(app, (first_bin + i) % options_.bins, mean, high);
+    if (!ProfileSoFar(app, (first_bin + i) % options_.bins, mean, high)) continue;
+    ++bins_with_data;
     for (int d = 0; d < kProfileDims; ++d) {
-      expected.profile_mean[d] += mean[d] / window_bins;
-      expected.profile_high[d] += high[d] / window_bins;
+      expected.profile_mean[d] += mean[d];
+      expected.profile_high[d] += high[d];
     }
+  }
+  for (int d = 0; d < kProfileDims && bins_with_data > 0; ++d) {
+    expected.profile_mean[d] /= static_cast<float>(bins_with_data);
+    expected.profile_high[d] /= static_cast<float>(bins_with_data);
   }
   const std::array<double, kNumDims> limit = HealthLimit(app);
   for (int d = 0; d < kProfileDims; ++d) expected.limit[d] = limit[d];

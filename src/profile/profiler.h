@@ -116,8 +116,9 @@ class Profiler {
   int AppIndex(std::string_view app);
   static std::array<double, kNumDims> HealthLimit(const App& app);
   void ClearSlot(App& app, int slot) const;
-  // The app's mean and high quantile at `bin` over every day held, without outlier rejection.
-  void ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
+  // The app's mean and high quantile at `bin` over every day held, without outlier rejection;
+  // false (and zeros) when the bin has no samples yet.
+  bool ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                     std::array<float, kProfileDims>& high) const;
   void CheckHealth(int container);
   void BuildCurves(const App& app, AppProfile& profile) const;

@@ -96,13 +96,14 @@ TEST(BacktestTest, IncidentsAndOutcomesOfAHandMadeHistory) {
   EXPECT_EQ(score.warned[static_cast<int>(Dim::kCpu)], 0);
 }
 
-// Learn on days 0-4 of a history with injected anomalies, score on days 5-6: the warnings come
-// true and the incidents were warned about.
+// Learn on days 0-5 of a history with injected anomalies (from 2 d 6 h on), score on days 6-7:
+// the warnings come true and the incidents were warned about.
 TEST(BacktestTest, InjectedAnomaliesAreWarnedAndComeTrue) {
   SyntheticParams params;
   params.apps = 60;
+  params.days = 8;
   params.anomalies_per_kind = 6;
-  BacktestScore score = BacktestSynthetic(params, 5);
+  BacktestScore score = BacktestSynthetic(params, 6);
   PrintScore("injected", score);
   for (int k = 0; k < 3; ++k) {
     const BacktestKindScore& s = score.kinds[k];
