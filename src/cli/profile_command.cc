@@ -48,10 +48,14 @@ struct SampleSink {
   Profiler& profiler;
   Backtest* backtest = nullptr;
 
+  // `window_max`: the maxima within the sample's window, where the trace gives them.
   void Add(int64_t time, std::string_view app, std::string_view container,
-           const std::array<float, kNumDims>& usage) {
+           const std::array<float, kNumDims>& usage,
+           const std::array<float, kNumDims>* window_max = nullptr) {
     if (backtest && time >= backtest->split()) {
       backtest->Add(time, app, container, usage);
+    } else if (window_max) {
+      profiler.AddWithWindowMax(profiler.ContainerIndex(app, container), time, usage, *window_max);
     } else {
       profiler.Add(time, app, container, usage);
     }
@@ -83,10 +87,15 @@ bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink,
   }
   for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
   for (const UsageSeries& s : series) {
-    std::array<float, kNumDims> usage{};
+    const bool with_window_max = std::any_of(s.window_max.begin(), s.window_max.end(),
+                                             [](const auto& v) { return !v.empty(); });
+    std::array<float, kNumDims> usage{}, window_max{};
     for (size_t i = 0; i < s.times.size(); ++i) {
-      for (int d = 0; d < kNumDims; ++d) usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
-      sink.Add(s.times[i], s.app, s.id, usage);
+      for (int d = 0; d < kNumDims; ++d) {
+        usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
+        window_max[d] = s.window_max[d].empty() ? -1.0f : s.window_max[d][i];
+      }
+      sink.Add(s.times[i], s.app, s.id, usage, with_window_max ? &window_max : nullptr);
     }
   }
   return normalized;

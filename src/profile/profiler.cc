@@ -155,21 +155,40 @@ void Profiler::ClearSlot(App& app, int slot) const {
     for (int d = 0; d < kProfileDims; ++d) {
       app.sum[cell * kProfileDims + d] = 0.0f;
       app.sum_squares[cell * kProfileDims + d] = 0.0f;
+      if (!app.max_sum.empty()) {
+        app.max_sum[cell * kProfileDims + d] = 0.0f;
+        app.max_squares[cell * kProfileDims + d] = 0.0f;
+      }
     }
   }
 }
 
-void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims>& usage) {
+void Profiler::AddSample(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                         const std::array<float, kNumDims>* window_max) {
   Container& c = containers_[container];
   App& app = apps_[c.app];
   const int days = options_.max_days;
+  const size_t cells = static_cast<size_t>(options_.bins) * days;
   if (app.samples == 0) {
-    const size_t cells = static_cast<size_t>(options_.bins) * days;
     app.slot_day.assign(days, kEmptyDay);
     app.count.assign(cells, 0);
     app.sum.assign(cells * kProfileDims, 0.0f);
     app.sum_squares.assign(cells * kProfileDims, 0.0f);
     for (int d = 0; d < kProfileDims; ++d) app.reference[d] = usage[d];
+  }
+  // What the sample reached within its window: its maximum where given, else its average.
+  std::array<float, kNumDims> reached = usage;
+  if (window_max) {
+    for (int d = 0; d < kProfileDims; ++d) {
+      if ((*window_max)[d] < 0.0f) continue;
+      reached[d] = std::max(usage[d], (*window_max)[d]);
+      app.has_window_max[d] = true;
+    }
+    if (app.max_sum.empty()) {
+      // Earlier samples' maxima were their averages.
+      app.max_sum = app.sum;
+      app.max_squares = app.sum_squares;
+    }
   }
   ++app.samples;
   ++samples_;
@@ -193,11 +212,20 @@ void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims
         sum[d] += x;
         squares[d] += x * x;
       }
+      if (!app.max_sum.empty()) {
+        float* max_sum = &app.max_sum[cell * kProfileDims];
+        float* max_squares = &app.max_squares[cell * kProfileDims];
+        for (int d = 0; d < kProfileDims; ++d) {
+          float x = reached[d] - app.reference[d];
+          max_sum[d] += x;
+          max_squares[d] += x * x;
+        }
+      }
     }
   }
   for (int d = 0; d < kProfileDims; ++d) {
-    app.peak[d] = std::max(app.peak[d], usage[d]);
-    app.histogram[d].Add(usage[d], time, options_.right_sizing.half_life_s);
+    app.peak[d] = std::max(app.peak[d], reached[d]);
+    app.histogram[d].Add(reached[d], time, options_.right_sizing.half_life_s);
   }
   if (c.health.Add(time, usage)) CheckHealth(container);
 }
@@ -378,14 +406,19 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       }
     }
 
+    const bool with_window_max = app.has_window_max[d];
     for (int b = 0; b < bins; ++b) {
-      double n = 0.0, sum = 0.0, squares = 0.0;
+      double n = 0.0, sum = 0.0, squares = 0.0, max_sum = 0.0, max_squares = 0.0;
       for (int s = 0; s < days; ++s) {
         size_t cell = static_cast<size_t>(b) * days + s;
         if (!kept[s] || app.count[cell] == 0) continue;
         n += app.count[cell];
         sum += app.sum[cell * kProfileDims + d];
         squares += app.sum_squares[cell * kProfileDims + d];
+        if (with_window_max) {
+          max_sum += app.max_sum[cell * kProfileDims + d];
+          max_squares += app.max_squares[cell * kProfileDims + d];
+        }
       }
       if (n == 0.0) {
         mean[b] = high[b] = std::numeric_limits<float>::quiet_NaN();
@@ -394,7 +427,14 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       double m = sum / n;
       double sd = std::sqrt(std::max(0.0, squares / n - m * m));
       mean[b] = static_cast<float>(std::max(0.0, m + app.reference[d]));
-      high[b] = static_cast<float>(std::max<double>(mean[b], m + app.reference[d] + z_ * sd));
+      double h = m + app.reference[d] + z_ * sd;
+      if (with_window_max) {
+        // The high quantile of what the windows reached, not of their averages.
+        double max_mean = max_sum / n;
+        double max_sd = std::sqrt(std::max(0.0, max_squares / n - max_mean * max_mean));
+        h = std::max(h, max_mean + app.reference[d] + z_ * max_sd);
+      }
+      high[b] = static_cast<float>(std::max<double>(mean[b], h));
     }
     FillGaps(mean);
     FillGaps(high);

@@ -8,14 +8,17 @@
 // count, sum and sum of squares of the samples of all replicas. That is
 // bins × max_days × (4 × 8 + 2) bytes per application (≈ 69 KB at 288 bins × 7 days), plus a
 // decaying histogram per dimension and a fixed-size health state per container: memory grows with
-// applications and containers, never with samples.
+// applications and containers, never with samples. An application whose trace gives window maxima
+// keeps their sums and sums of squares too (twice the floats).
 //
 // Curves. For each dimension, days whose level departs from the other days' (ratio to the per-bin
 // median of the days more than max(25 %, 4 robust standard deviations) away from the typical
 // ratio) are outlier days and left out — at most a quarter of the days, the most extreme first,
 // and only with 4 or more days. Over the days kept, a bin's mean is the mean of its samples and its
 // high quantile is mean + z(high_quantile) × standard deviation of its samples (a normal
-// approximation). Bins without samples are interpolated from their neighbours on the daily circle.
+// approximation); where window maxima are given, the high quantile is the larger of that and the
+// same over the maxima, and the right-sizing histogram and the peak take the maxima. Bins without
+// samples are interpolated from their neighbours on the daily circle.
 //
 // Classes come from clustering.h over features.h vectors; complementarity and hints from
 // complementarity.h; recommendations from right_sizing.h; warnings from health.h, with the app
@@ -74,10 +77,19 @@ class Profiler {
   void SetRequests(const Scenario& scenario);
 
   // One sample of a container; times of one container must not decrease.
-  void Add(int container, int64_t time, const std::array<float, kNumDims>& usage);
+  void Add(int container, int64_t time, const std::array<float, kNumDims>& usage) {
+    AddSample(container, time, usage, nullptr);
+  }
   void Add(int64_t time, std::string_view app, std::string_view container,
            const std::array<float, kNumDims>& usage) {
-    Add(ContainerIndex(app, container), time, usage);
+    AddSample(ContainerIndex(app, container), time, usage, nullptr);
+  }
+  // A sample whose trace also gives the maximum within its window (Google 2019's max_cpu_usage):
+  // the high curve and the right-sized request then follow the peaks that the window's average
+  // hides. `window_max[d]` < 0 = not given for d (the average stands in for it).
+  void AddWithWindowMax(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                        const std::array<float, kNumDims>& window_max) {
+    AddSample(container, time, usage, &window_max);
   }
 
   // What health lead times aim at for `app` per dimension: its limit, else its request (0 = none).
@@ -97,6 +109,10 @@ class Profiler {
     std::vector<float> sum;         // [(bin × max_days + slot) × 4 + dim], minus `reference`
     std::vector<float> sum_squares;
     std::vector<uint16_t> count;  // [bin × max_days + slot]
+    // Like sum and sum_squares, of the window maxima; empty until a sample brings one.
+    std::vector<float> max_sum;
+    std::vector<float> max_squares;
+    std::array<bool, kProfileDims> has_window_max{};
     std::array<float, kProfileDims> reference{};
     std::array<float, kNumDims> peak{};
     std::array<DecayingHistogram, kProfileDims> histogram;
@@ -114,6 +130,8 @@ class Profiler {
   };
 
   int AppIndex(std::string_view app);
+  void AddSample(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                 const std::array<float, kNumDims>* window_max);
   static std::array<double, kNumDims> HealthLimit(const App& app);
   void ClearSlot(App& app, int slot) const;
   // The app's mean and high quantile at `bin` over every day held, without outlier rejection;

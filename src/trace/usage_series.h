@@ -25,6 +25,9 @@ struct UsageSeries {
   std::array<double, kNumDims> largest_node{};
   std::vector<int64_t> times;                       // seconds, strictly increasing
   std::array<std::vector<float>, kNumDims> values;  // values[dim][i] at times[i]; empty = n/a
+  // The maximum within the sample window starting at times[i], where the trace gives it (a
+  // window's average hides its peaks); empty = not given for that dimension.
+  std::array<std::vector<float>, kNumDims> window_max;
 };
 
 }  // namespace archimedes
