@@ -225,7 +225,46 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
   std::fputs(warnings.Format().c_str(), stdout);
 }
 
-void PrintBacktest(const BacktestScore& score) {
+void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
+  std::printf(
+      "\nright-sizing on the held-back part: Archimedes (p99 x 1.2, bounded) against VPA's rule "
+      "(p90 x 1.15) learned on the same part; coverage = held-back samples at or below the "
+      "advice, slack = advice / mean held-back usage\n");
+  TextTable table({{.width = 28, .align = Align::kLeft, .separator = "  "},
+                   {.width = 6, .align = Align::kLeft, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 6, .align = Align::kRight, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 6, .align = Align::kRight, .separator = "  "}});
+  table.AddRow({"app", "dim", "advice", "coverage", "slack", "VPA", "coverage", "slack"});
+  std::array<std::array<double, 4>, 2> sums{};  // per dim: coverage, slack, VPA's coverage, slack
+  std::array<int, 2> apps{};
+  int shown = 0;
+  for (const AdviceScore& a : score.advice) {
+    const int d = static_cast<int>(a.dim);
+    sums[d][0] += a.coverage;
+    sums[d][1] += a.slack;
+    sums[d][2] += a.vpa_coverage;
+    sums[d][3] += a.vpa_slack;
+    ++apps[d];
+    if (shown++ >= 2 * top) continue;
+    table.AddRow({a.app, std::string(DimName(a.dim)), Amount(a.dim, a.advice, normalized),
+                  Percent(a.coverage), Fixed(a.slack, 2), Amount(a.dim, a.vpa, normalized),
+                  Percent(a.vpa_coverage), Fixed(a.vpa_slack, 2)});
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (apps[d] == 0) continue;
+    const double n = apps[d];
+    table.AddRow({"mean over " + std::to_string(apps[d]) + " apps",
+                  std::string(DimName(static_cast<Dim>(d))), "", Percent(sums[d][0] / n),
+                  Fixed(sums[d][1] / n, 2), "", Percent(sums[d][2] / n), Fixed(sums[d][3] / n, 2)});
+  }
+  std::fputs(table.Format().c_str(), stdout);
+}
+
+void PrintBacktest(const BacktestScore& score, bool normalized, int top) {
   std::printf(
       "\nbacktest: learned before t=%s, warnings scored on the rest (%d containers, %d with a "
       "limit; an incident = a 30-min mean at 99 %% of the limit)\n",
@@ -258,6 +297,7 @@ void PrintBacktest(const BacktestScore& score) {
     }
   }
   std::printf("\n");
+  PrintAdvice(score, normalized, top);
 }
 
 nlohmann::json BacktestJson(const BacktestScore& score) {
@@ -272,6 +312,17 @@ nlohmann::json BacktestJson(const BacktestScore& score) {
     std::string name(DimName(static_cast<Dim>(d)));
     json["incidents"][name] = score.incidents[d];
     json["incidents_warned"][name] = score.warned[d];
+  }
+  json["advice"] = nlohmann::json::array();
+  for (const AdviceScore& a : score.advice) {
+    json["advice"].push_back({{"app", a.app},
+                              {"dim", DimName(a.dim)},
+                              {"advice", a.advice},
+                              {"coverage", a.coverage},
+                              {"slack", a.slack},
+                              {"vpa", a.vpa},
+                              {"vpa_coverage", a.vpa_coverage},
+                              {"vpa_slack", a.vpa_slack}});
   }
   return json;
 }
@@ -365,8 +416,8 @@ void Run(const ProfileArgs& args) {
   Print(set, args, profiler);
   std::optional<BacktestScore> score;
   if (backtest) {
-    score = backtest->Score(set.warnings);
-    PrintBacktest(*score);
+    score = backtest->Score(set);
+    PrintBacktest(*score, set.normalized, args.top);
   }
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
   if (!args.json.empty()) WriteReport(set, score, args.json);

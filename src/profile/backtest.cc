@@ -1,5 +1,6 @@
 #include "profile/backtest.h"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <stdexcept>
@@ -41,9 +42,39 @@ void Backtest::Add(int64_t time, std::string_view app, std::string_view containe
   }
   for (int d = 0; d < kProfileDims; ++d) c.sum[d] += usage[d];
   ++c.count;
+
+  HeldBack& held = held_back_[std::string(app)];
+  for (int d = 0; d < 2; ++d) {
+    held.usage[d].Add(usage[d], 0, 1);  // one time for all: no decay, each sample weighs 1
+    held.sum[d] += usage[d];
+    held.max[d] = std::max(held.max[d], usage[d]);
+  }
+  ++held.count;
 }
 
-BacktestScore Backtest::Score(const std::vector<HealthWarning>& warnings) const {
+namespace {
+
+// Share of the histogram's weight at or below `value`, to its bucket resolution: the largest p
+// whose percentile is still at most `value` (percentiles grow with p); all of it at or above the
+// largest sample `max`.
+double ShareAtMost(const DecayingHistogram& h, float max, double value) {
+  if (value >= max || h.Percentile(1.0) <= value) return 1.0;
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 30; ++i) {
+    const double mid = (lo + hi) / 2;
+    (h.Percentile(mid) <= value ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// The Kubernetes VPA recommender's target: p90 of the usage histogram with a 15 % safety margin.
+constexpr double kVpaPercentile = 0.9;
+constexpr double kVpaMargin = 0.15;
+
+}  // namespace
+
+BacktestScore Backtest::Score(const ProfileSet& profiles) const {
+  const std::vector<HealthWarning>& warnings = profiles.warnings;
   BacktestScore score;
   score.split = split_;
   // Windows still open at the end of the history count as closed.
@@ -87,6 +118,23 @@ BacktestScore Backtest::Score(const std::vector<HealthWarning>& warnings) const 
       if (c.incident[d] < 0) continue;
       ++score.incidents[d];
       score.warned[d] += warned.count(id) > 0;
+    }
+  }
+
+  for (const AppProfile& p : profiles.apps) {
+    auto it = held_back_.find(p.app);
+    if (it == held_back_.end() || it->second.count == 0) continue;
+    const HeldBack& held = it->second;
+    for (int d = 0; d < 2; ++d) {
+      const Dim dim = static_cast<Dim>(d);
+      const double mean = held.sum[d] / static_cast<double>(held.count);
+      AdviceScore a{.app = p.app, .dim = dim, .advice = p.recommended[d]};
+      a.vpa = learner_.UsagePercentile(p.app, dim, kVpaPercentile) * (1.0 + kVpaMargin);
+      a.coverage = ShareAtMost(held.usage[d], held.max[d], a.advice);
+      a.vpa_coverage = ShareAtMost(held.usage[d], held.max[d], a.vpa);
+      a.slack = mean > 0.0 ? a.advice / mean : 0.0;
+      a.vpa_slack = mean > 0.0 ? a.vpa / mean : 0.0;
+      score.advice.push_back(std::move(a));
     }
   }
   return score;

@@ -13,6 +13,12 @@
 // Recall = containers with an incident that had some warning before the split ÷ containers with
 // an incident, per dimension of the incident. Containers warned about more than once count once
 // per kind (the first warning).
+//
+// Right-sizing is judged on the same held-back part, side by side with the Kubernetes VPA
+// recommender's rule on the same learning part (p90 of the decaying usage histogram × 1.15; VPA
+// takes memory's p90 over daily peaks, approximated here by the samples): per app and dimension
+// (cpu, memory), the coverage (share of held-back samples at or below the advice, to the
+// histogram's 5 % resolution) and the slack (advice ÷ mean held-back usage) of each.
 #ifndef ARCHIMEDES_PROFILE_BACKTEST_H_
 #define ARCHIMEDES_PROFILE_BACKTEST_H_
 
@@ -25,6 +31,7 @@
 
 #include "profile/profile.h"
 #include "profile/profiler.h"
+#include "profile/right_sizing.h"
 
 namespace archimedes {
 
@@ -34,6 +41,16 @@ struct BacktestKindScore {
   std::vector<float> lead_hours;  // per warning that came true: incident time − warning time
 };
 
+// One application's advice for one dimension, scored on the held-back part.
+struct AdviceScore {
+  std::string app;
+  Dim dim = Dim::kCpu;
+  double advice = 0.0;  // Archimedes' recommendation (bounded)
+  double vpa = 0.0;     // VPA's rule on the same learning part
+  double coverage = 0.0, vpa_coverage = 0.0;
+  double slack = 0.0, vpa_slack = 0.0;
+};
+
 struct BacktestScore {
   int64_t split = 0;
   int containers = 0;                         // containers seen after the split
@@ -41,6 +58,7 @@ struct BacktestScore {
   std::array<BacktestKindScore, 3> kinds;     // by WarningKind
   std::array<int, kProfileDims> incidents{};  // containers with an incident, per dimension
   std::array<int, kProfileDims> warned{};     // of which had a warning before the split
+  std::vector<AdviceScore> advice;            // apps with held-back samples, by app then dimension
 };
 
 class Backtest {
@@ -54,8 +72,8 @@ class Backtest {
   void Add(int64_t time, std::string_view app, std::string_view container,
            const std::array<float, kNumDims>& usage);
 
-  // Scores the learner's warnings against the incidents seen.
-  BacktestScore Score(const std::vector<HealthWarning>& warnings) const;
+  // Scores the learner's warnings (profiles.warnings) and advice against the rest.
+  BacktestScore Score(const ProfileSet& profiles) const;
 
  private:
   struct Container {
@@ -67,7 +85,16 @@ class Backtest {
   };
   void CloseWindow(Container& c) const;
 
+  // Held-back usage of one application in cpu and memory, for scoring advice.
+  struct HeldBack {
+    std::array<DecayingHistogram, 2> usage;  // every sample weighs 1
+    std::array<double, 2> sum{};
+    std::array<float, 2> max{};  // advice at or above it covers everything, whatever the buckets
+    int64_t count = 0;
+  };
+
   const Profiler& learner_;
+  std::unordered_map<std::string, HeldBack> held_back_;  // by app
   int64_t split_;
   int64_t window_s_;
   double at_limit_;

@@ -68,7 +68,7 @@ std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation&
     last_day_peak = std::max<double>(last_day_peak, at(w));
   }
   // Half a day of evidence at least, and growth in nearly all of it.
-  if (2 * valid < per_day || growing < kLeakGrowingShare * valid || oldest <= 0.0) {
+  if (2 * int64_t{valid} < per_day || growing < kLeakGrowingShare * valid || oldest <= 0.0) {
     return std::nullopt;
   }
   // The slowest day's mean growth is the rate the extrapolation can count on.

@@ -47,7 +47,7 @@ struct HealthOptions {
   int min_siblings = 3;
   int leak_days = 3;
   double leak_min_daily_growth = 0.05;
-  int64_t leak_horizon_s = 7 * 86'400;
+  int64_t leak_horizon_s = 7 * kSecondsPerDay;
   double leak_min_sibling_ratio = 1.25;
 };
 

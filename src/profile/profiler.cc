@@ -129,6 +129,13 @@ std::array<double, kNumDims> Profiler::HealthLimit(const App& app) {
   return limit;
 }
 
+double Profiler::UsagePercentile(std::string_view app, Dim dim, double p) const {
+  auto it = app_index_.find(std::string(app));
+  const int d = static_cast<int>(dim);
+  if (it == app_index_.end() || d >= kProfileDims) return 0.0;
+  return apps_[it->second].histogram[d].Percentile(p);
+}
+
 std::array<double, kNumDims> Profiler::HealthLimit(std::string_view app) const {
   auto it = app_index_.find(std::string(app));
   return it == app_index_.end() ? std::array<double, kNumDims>{} : HealthLimit(apps_[it->second]);

@@ -92,6 +92,10 @@ class Profiler {
     AddSample(container, time, usage, &window_max);
   }
 
+  // The `p`-th percentile of the app's decaying usage histogram in `dim` (what right-sizing reads,
+  // so that other rules can be compared on the same history); 0 when the app has no samples.
+  double UsagePercentile(std::string_view app, Dim dim, double p) const;
+
   // What health lead times aim at for `app` per dimension: its limit, else its request (0 = none).
   std::array<double, kNumDims> HealthLimit(std::string_view app) const;
 

@@ -90,10 +90,11 @@ TEST(ProfileCliTest, BacktestScoresWarningsOnTheRest) {
         "google2019:" + testing::SharedPath("traces/google-v2019-instance-usage/113") +
             " --backtest 16d",
         "google2019:" + testing::SharedPath("traces/google-v2019-instance-usage/382") +
-            " --backtest 8d"}) {
+            " --backtest 12d"}) {
     std::string output = ProfileOutput(trace);
     EXPECT_NE(output.find("health warnings: 0"), std::string::npos) << output;
     EXPECT_NE(output.find("backtest: learned before"), std::string::npos) << output;
+    EXPECT_NE(output.find("mean over"), std::string::npos) << output;  // advice against VPA's
   }
 }
 

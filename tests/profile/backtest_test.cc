@@ -35,7 +35,7 @@ BacktestScore BacktestSynthetic(const SyntheticParams& params, int split_day,
       });
   ProfileSet set = profiler.Finish();
   if (warnings) *warnings = set.warnings;
-  return backtest.Score(set.warnings);
+  return backtest.Score(set);
 }
 
 void PrintScore(const char* name, const BacktestScore& score) {
@@ -60,7 +60,7 @@ TEST(BacktestTest, IncidentsAndOutcomesOfAHandMadeHistory) {
   // web-0 reaches its memory limit on day 1; web-1 stays below it (one sample at the limit is
   // a burst, not an incident); web-2 has no warning and reaches its CPU limit.
   for (int64_t t = kSecondsPerDay; t < 2 * kSecondsPerDay; t += 300) {
-    float late = t >= kSecondsPerDay + 6 * 3600 ? 1.0f : 0.5f;
+    float late = t >= kSecondsPerDay + int64_t{6} * 3600 ? 1.0f : 0.5f;
     backtest.Add(t, "web", "web-0", {100, 100 * late, 0, 0, 0});
     backtest.Add(t, "web", "web-1", {100, t % 7200 == 0 ? 100.0f : 50.0f, 0, 0, 0});
     backtest.Add(t, "web", "web-2", {1000, 10, 0, 0, 0});
@@ -82,7 +82,9 @@ TEST(BacktestTest, IncidentsAndOutcomesOfAHandMadeHistory) {
                  .kind = WarningKind::kCpuStuckHigh,
                  .dim = Dim::kCpu,
                  .time = kSecondsPerDay + 3600};
-  BacktestScore score = backtest.Score(warnings);
+  ProfileSet learned;
+  learned.warnings = warnings;
+  BacktestScore score = backtest.Score(learned);
   const BacktestKindScore& leak = score.kinds[static_cast<int>(WarningKind::kMemoryLeak)];
   EXPECT_EQ(score.containers, 3);
   EXPECT_EQ(leak.warnings, 2);
@@ -144,6 +146,34 @@ TEST(BacktestTest, QuietWithoutAnomalies) {
               warnings.size(), divergent);
   EXPECT_EQ(warnings.size(), 0u);
   for (const HealthWarning& w : warnings) ADD_FAILURE() << w.container << ": " << w.detail;
+}
+
+// Right-sizing on held-back days, side by side with VPA's rule learned on the same days: the
+// Archimedes advice covers nearly every held-back sample, VPA's p90 × 1.15 fewer, at less slack.
+TEST(BacktestTest, AdviceIsScoredAgainstVpaOnTheHeldBackPart) {
+  SyntheticParams params;
+  params.apps = 60;
+  params.outlier_day_share = 0.0;  // an incident on a held-back day is not what sizing is judged on
+  BacktestScore score = BacktestSynthetic(params, 5);
+  ASSERT_EQ(score.advice.size(), 2u * params.apps);
+  for (Dim dim : {Dim::kCpu, Dim::kMemory}) {
+    double coverage = 0, vpa_coverage = 0, slack = 0, vpa_slack = 0;
+    int n = 0;
+    for (const AdviceScore& a : score.advice) {
+      if (a.dim != dim) continue;
+      coverage += a.coverage;
+      vpa_coverage += a.vpa_coverage;
+      slack += a.slack;
+      vpa_slack += a.vpa_slack;
+      ++n;
+    }
+    std::printf("%s advice on days 5-6: Archimedes coverage %.4f slack %.2f, VPA %.4f slack %.2f\n",
+                std::string(DimName(dim)).c_str(), coverage / n, slack / n, vpa_coverage / n,
+                vpa_slack / n);
+    EXPECT_GE(coverage / n, 0.99) << DimName(dim);
+    EXPECT_LT(vpa_coverage, coverage) << DimName(dim);
+    EXPECT_LT(vpa_slack, slack) << DimName(dim);
+  }
 }
 
 }  // namespace
