@@ -12,6 +12,7 @@ namespace {
 constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
 // Share of the last day's windows that must have grown on every one of the days compared.
 constexpr double kLeakGrowingShare = 0.9;
+constexpr int kMaxLeakDays = 7;
 
 // Seconds until `value`, growing by `rate` per second, reaches `limit`; 0 when already there and
 // -1 when the limit is unknown or usage is not growing towards it.
@@ -25,9 +26,10 @@ int64_t LeadTime(double value, double rate, double limit) {
 }  // namespace
 
 ContainerHealth::ContainerHealth(const HealthOptions& options) : window_s_(options.window_s) {
-  if (options.leak_days < 1 || options.window_s <= 0 || kSecondsPerDay % options.window_s != 0) {
+  if (options.leak_days < 1 || options.leak_days > kMaxLeakDays || options.window_s <= 0 ||
+      kSecondsPerDay % options.window_s != 0) {
     throw std::invalid_argument(
-        "HealthOptions: leak_days must be at least 1 and the window must divide a day");
+        "HealthOptions: leak_days must be in [1, 7] and the window must divide a day");
   }
   memory_.assign(static_cast<size_t>((options.leak_days + 1) * kSecondsPerDay / options.window_s),
                  kMissing);
@@ -49,9 +51,12 @@ std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation&
   // Each window of the last day against the same window on each of the days before: a leak
   // grows every day at every hour, while a busy day (an outlier) lifts its windows once.
   const int days = options.leak_days;
-  std::vector<double> growth(days, 0.0);
+  std::array<double, kMaxLeakDays> growth{};
   double oldest = 0.0, last_day_peak = 0.0;
   int valid = 0, growing = 0;
+  // More windows that did not grow than this and the share below cannot be reached: most
+  // containers, which do not leak, are let go after a few windows.
+  const double most_not_growing = (1.0 - kLeakGrowingShare) * static_cast<double>(per_day);
   for (int64_t j = 0; j < per_day; ++j) {
     const int64_t w = last_window_ - j;
     bool complete = true, grew = true;
@@ -64,6 +69,7 @@ std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation&
       grew = grew && step > 0.0;
     }
     growing += grew;
+    if (valid - growing > most_not_growing) return std::nullopt;
     oldest += at(w - days * per_day);
     last_day_peak = std::max<double>(last_day_peak, at(w));
   }
@@ -72,7 +78,7 @@ std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation&
     return std::nullopt;
   }
   // The slowest day's mean growth is the rate the extrapolation can count on.
-  const double slowest = *std::min_element(growth.begin(), growth.end()) / valid;
+  const double slowest = *std::min_element(growth.begin(), growth.begin() + days) / valid;
   if (slowest < options.leak_min_daily_growth * oldest / valid) return std::nullopt;
   oldest /= valid;
   const int64_t surely_within = LeadTime(last_day_peak, slowest / kSecondsPerDay, limit);

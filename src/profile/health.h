@@ -71,7 +71,8 @@ struct HealthFinding {
 
 class ContainerHealth {
  public:
-  // Throws std::invalid_argument when leak_days < 1 or the window does not divide a day.
+  // Throws std::invalid_argument when leak_days is outside [1, 7] or the window does not divide a
+  // day.
   explicit ContainerHealth(const HealthOptions& options);
 
   // Adds a sample (times non-decreasing). Returns true when the sample starts a new window and so

@@ -79,8 +79,8 @@ Profiler::Profiler(ProfileOptions options) : options_(options) {
   if (options_.health.window_s <= 0 || kSecondsPerDay % options_.health.window_s != 0) {
     throw std::invalid_argument("the health window must divide 86400 seconds");
   }
-  if (options_.health.leak_days < 1) {
-    throw std::invalid_argument("the health leak rule needs at least 1 day of growth");
+  if (options_.health.leak_days < 1 || options_.health.leak_days > 7) {
+    throw std::invalid_argument("the health leak rule's days of growth must be in [1, 7]");
   }
   z_ = NormalQuantile(options_.high_quantile);
   bin_seconds_ = kSecondsPerDay / options_.bins;

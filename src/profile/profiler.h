@@ -57,7 +57,8 @@ struct ProfileOptions {
 class Profiler {
  public:
   // Throws std::invalid_argument when bins does not divide a day, max_days is outside [1, 366],
-  // high_quantile is outside (0.5, 1) or the health window does not divide a day.
+  // high_quantile is outside (0.5, 1), the health window does not divide a day or the leak rule's
+  // days are outside [1, 7].
   explicit Profiler(ProfileOptions options = {});
 
   // Dense ids for hot loops; created on first use.
