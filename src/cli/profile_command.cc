@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,10 @@
 #include "cli/commands.h"
 #include "cli/profile_report.h"
 #include "cli/progress.h"
+#include "model/duration.h"
+#include "model/quantile.h"
 #include "model/text_table.h"
+#include "profile/backtest.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
 #include "trace/native_format.h"
@@ -35,6 +39,7 @@ struct ProfileArgs {
   std::string out;
   std::string json;
   std::string report;
+  std::string backtest;
   int bins = DailyCurve::kDefaultBins;
   int days = 7;
   uint64_t seed = 1;
@@ -42,11 +47,30 @@ struct ProfileArgs {
   bool quiet = false;
 };
 
-void ReadHistory(const std::string& path, Profiler& profiler, ProgressLine& progress) {
+// Where samples go: all to the profiler, or with a backtest, those from its split on to it.
+struct SampleSink {
+  Profiler& profiler;
+  Backtest* backtest = nullptr;
+
+  // `window_max`: the maxima within the sample's window, where the trace gives them.
+  void Add(int64_t time, std::string_view app, std::string_view container,
+           const std::array<float, kNumDims>& usage,
+           const std::array<float, kNumDims>* window_max = nullptr) {
+    if (backtest && time >= backtest->split()) {
+      backtest->Add(time, app, container, usage);
+    } else if (window_max) {
+      profiler.AddWithWindowMax(profiler.ContainerIndex(app, container), time, usage, *window_max);
+    } else {
+      profiler.Add(time, app, container, usage);
+    }
+  }
+};
+
+void ReadHistory(const std::string& path, SampleSink& sink, ProgressLine& progress) {
   UsageHistoryReader reader(path);
   while (reader.Next()) {
     const UsageRecord& r = reader.record();
-    profiler.Add(r.time, r.app, r.container, r.usage);
+    sink.Add(r.time, r.app, r.container, r.usage);
     // Every few thousand rows: a progress line is due every 200 ms at most.
     if (reader.line() % 4096 == 0) {
       progress.UpdateCount("reading " + path + ": " + std::to_string(reader.line()) + " rows");
@@ -54,22 +78,32 @@ void ReadHistory(const std::string& path, Profiler& profiler, ProgressLine& prog
   }
 }
 
-// Series times need not start at a day boundary; they are profiled in trace time.
-bool AddSeries(const std::vector<UsageSeries>& series, Profiler& profiler) {
+// Series times need not start at a day boundary; they are profiled in trace time. Raises
+// `largest_node` to the series' largest node.
+bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink,
+               std::array<double, kNumDims>& largest_node) {
+  Profiler& profiler = sink.profiler;
   bool normalized = false;
   std::map<std::string, std::array<double, kNumDims>> limits;
   for (const UsageSeries& s : series) {
     normalized |= s.normalized;
     std::array<double, kNumDims>& limit = limits[s.app];
-    for (int d = 0; d < kNumDims; ++d) limit[d] = std::max(limit[d], s.limit[d]);
+    for (int d = 0; d < kNumDims; ++d) {
+      limit[d] = std::max(limit[d], s.limit[d]);
+      largest_node[d] = std::max(largest_node[d], s.largest_node[d]);
+    }
   }
   for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
   for (const UsageSeries& s : series) {
-    int container = profiler.ContainerIndex(s.app, s.id);
-    std::array<float, kNumDims> usage{};
+    const bool with_window_max = std::any_of(s.window_max.begin(), s.window_max.end(),
+                                             [](const auto& v) { return !v.empty(); });
+    std::array<float, kNumDims> usage{}, window_max{};
     for (size_t i = 0; i < s.times.size(); ++i) {
-      for (int d = 0; d < kNumDims; ++d) usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
-      profiler.Add(container, s.times[i], usage);
+      for (int d = 0; d < kNumDims; ++d) {
+        usage[d] = s.values[d].empty() ? 0.0f : s.values[d][i];
+        window_max[d] = s.window_max[d].empty() ? -1.0f : s.window_max[d][i];
+      }
+      sink.Add(s.times[i], s.app, s.id, usage, with_window_max ? &window_max : nullptr);
     }
   }
   return normalized;
@@ -152,6 +186,11 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
           "  " + std::string(DimName(d)) + " " + FormatAmount(d, p.recommended[k], set.normalized);
       if (p.has_request)
         amounts += " (request " + FormatAmount(d, p.request[k], set.normalized) + ")";
+      if (p.bound[k] != AdviceBound::kNone) {
+        amounts += std::string(p.bound[k] == AdviceBound::kLimit ? " [limit too low"
+                                                                 : " [more than the largest node") +
+                   ": needs " + FormatAmount(d, p.needed[k], set.normalized) + "]";
+      }
     }
     if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
     sizes.AddRow({p.app, amounts});
@@ -182,7 +221,110 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
   std::fputs(warnings.Format().c_str(), stdout);
 }
 
-void WriteReport(const ProfileSet& set, const std::string& path) {
+void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
+  std::printf(
+      "\nright-sizing on the held-back part: Archimedes (p99 x 1.2, bounded) against VPA's rule "
+      "(p90 x 1.15) learned on the same part; coverage = held-back samples at or below the "
+      "advice, slack = advice / mean held-back usage\n");
+  TextTable table({{.width = 28, .align = Align::kLeft, .separator = "  "},
+                   {.width = 6, .align = Align::kLeft, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 6, .align = Align::kRight, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 6, .align = Align::kRight, .separator = "  "}});
+  table.AddRow({"app", "dim", "advice", "coverage", "slack", "VPA", "coverage", "slack"});
+  std::array<std::array<double, 4>, 2> sums{};  // per dim: coverage, slack, VPA's coverage, slack
+  std::array<int, 2> apps{};
+  int shown = 0;
+  for (const AdviceScore& a : score.advice) {
+    const int d = static_cast<int>(a.dim);
+    sums[d][0] += a.coverage;
+    sums[d][1] += a.slack;
+    sums[d][2] += a.vpa_coverage;
+    sums[d][3] += a.vpa_slack;
+    ++apps[d];
+    if (shown++ >= 2 * top) continue;
+    table.AddRow({a.app, std::string(DimName(a.dim)), FormatAmount(a.dim, a.advice, normalized),
+                  Percent(a.coverage), Fixed(a.slack, 2), FormatAmount(a.dim, a.vpa, normalized),
+                  Percent(a.vpa_coverage), Fixed(a.vpa_slack, 2)});
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (apps[d] == 0) continue;
+    const double n = apps[d];
+    table.AddRow({"mean over " + std::to_string(apps[d]) + " apps",
+                  std::string(DimName(static_cast<Dim>(d))), "", Percent(sums[d][0] / n),
+                  Fixed(sums[d][1] / n, 2), "", Percent(sums[d][2] / n), Fixed(sums[d][3] / n, 2)});
+  }
+  std::fputs(table.Format().c_str(), stdout);
+}
+
+void PrintBacktest(const BacktestScore& score, bool normalized, int top) {
+  std::printf(
+      "\nbacktest: learned before t=%s, warnings scored on the rest (%d containers, %d with a "
+      "limit; an incident = a 30-min mean at 99 %% of the limit)\n",
+      FormatDuration(score.split).c_str(), score.containers, score.with_limit);
+  TextTable kinds({{.width = 18, .align = Align::kLeft, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "},
+                   {.width = 0, .align = Align::kRight, .separator = "  "}});
+  kinds.AddRow({"kind", "warnings", "came true", "precision", "lead time (median, range)"});
+  for (int k = 0; k < 3; ++k) {
+    const BacktestKindScore& s = score.kinds[k];
+    std::vector<float> leads = s.lead_hours;
+    std::string lead = "-";
+    if (!leads.empty()) {
+      auto [lo, hi] = std::minmax_element(leads.begin(), leads.end());
+      lead = Fixed(Median(leads), 1) + " h (" + Fixed(*lo, 1) + "-" + Fixed(*hi, 1) + ")";
+    }
+    kinds.AddRow({std::string(WarningKindName(static_cast<WarningKind>(k))),
+                  std::to_string(s.warnings), std::to_string(s.came_true),
+                  s.warnings ? Percent(static_cast<double>(s.came_true) / s.warnings) : "-", lead});
+  }
+  std::fputs(kinds.Format().c_str(), stdout);
+  std::printf("  incidents (containers at their limit after the split) and recall:");
+  for (int d = 0; d < kProfileDims; ++d) {
+    std::printf(" %s %d", std::string(DimName(static_cast<Dim>(d))).c_str(), score.incidents[d]);
+    if (score.incidents[d] > 0) {
+      std::printf(" (%s warned)",
+                  Percent(static_cast<double>(score.warned[d]) / score.incidents[d]).c_str());
+    }
+  }
+  std::printf("\n");
+  PrintAdvice(score, normalized, top);
+}
+
+nlohmann::json BacktestJson(const BacktestScore& score) {
+  nlohmann::json json = {
+      {"split", score.split}, {"containers", score.containers}, {"with_limit", score.with_limit}};
+  for (int k = 0; k < 3; ++k) {
+    const BacktestKindScore& s = score.kinds[k];
+    json["kinds"][std::string(WarningKindName(static_cast<WarningKind>(k)))] = {
+        {"warnings", s.warnings}, {"came_true", s.came_true}, {"lead_hours", s.lead_hours}};
+  }
+  for (int d = 0; d < kProfileDims; ++d) {
+    std::string name(DimName(static_cast<Dim>(d)));
+    json["incidents"][name] = score.incidents[d];
+    json["incidents_warned"][name] = score.warned[d];
+  }
+  json["advice"] = nlohmann::json::array();
+  for (const AdviceScore& a : score.advice) {
+    json["advice"].push_back({{"app", a.app},
+                              {"dim", DimName(a.dim)},
+                              {"advice", a.advice},
+                              {"coverage", a.coverage},
+                              {"slack", a.slack},
+                              {"vpa", a.vpa},
+                              {"vpa_coverage", a.vpa_coverage},
+                              {"vpa_slack", a.vpa_slack}});
+  }
+  return json;
+}
+
+void WriteReport(const ProfileSet& set, const std::optional<BacktestScore>& backtest,
+                 const std::string& path) {
   nlohmann::json report;
   report["class_criterion"] = set.class_criterion;
   report["normalized"] = set.normalized;
@@ -203,6 +345,9 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
       std::string name(DimName(static_cast<Dim>(d)));
       app["recommended"][name] = p.recommended[d];
       if (p.has_request) app["request"][name] = p.request[d];
+      if (p.bound[d] != AdviceBound::kNone) {
+        app["bounded"][name] = {{"by", AdviceBoundName(p.bound[d])}, {"needed", p.needed[d]}};
+      }
     }
     report["applications"].push_back(std::move(app));
   }
@@ -214,6 +359,7 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
                                   {"lead_time_s", w.lead_time_s},
                                   {"detail", w.detail}});
   }
+  if (backtest) report["backtest"] = BacktestJson(*backtest);
   std::ofstream out(path);
   if (!out) throw TraceError(path, 0, "cannot create file");
   out << report.dump(2) << '\n';
@@ -266,30 +412,55 @@ void Run(const ProfileArgs& args) {
   options.seed = args.seed;
   bool normalized = false;
   Profiler profiler(options);
-  if (!args.scenario.empty()) profiler.SetRequests(ReadScenarioFile(args.scenario));
+  std::array<double, kNumDims> largest_node{};
+  if (!args.scenario.empty()) {
+    const Scenario scenario = ReadScenarioFile(args.scenario);
+    profiler.SetRequests(scenario);
+    for (const Node& node : scenario.nodes) {
+      for (int d = 0; d < kNumDims; ++d) {
+        largest_node[d] =
+            std::max(largest_node[d], static_cast<double>(node.allocatable.amount[d]));
+      }
+    }
+  }
   if (!args.requests.empty()) {
     for (const AppRequests& r : ReadRequestsFile(args.requests)) {
       profiler.SetRequest(r.app, r.request, r.replicas);
     }
   }
   ProgressLine progress(ProgressModeFor(args.quiet), "profile");
-  for (const std::string& h : args.histories) ReadHistory(h, profiler, progress);
+  std::optional<Backtest> backtest;
+  if (!args.backtest.empty()) {
+    try {
+      backtest.emplace(profiler, ParseDuration(args.backtest));
+    } catch (const DurationError& e) {
+      throw CLI::ValidationError("--backtest", e.what());
+    }
+  }
+  SampleSink sink{profiler, backtest ? &*backtest : nullptr};
+  for (const std::string& h : args.histories) ReadHistory(h, sink, progress);
   for (const std::string& t : args.traces) {
     size_t series_read = 0;
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
-      normalized |= AddSeries(series, profiler);
+      normalized |= AddSeries(series, sink, largest_node);
       series_read += series.size();
       progress.UpdateCount("reading " + t + ": " + std::to_string(series_read) + " series");
     });
   }
+  profiler.SetLargestNode(largest_node);
   progress.UpdateCount("learning the classes of " + std::to_string(profiler.num_containers()) +
                        " containers");
   ProfileSet set = profiler.Finish();
   progress.Finish(std::to_string(set.apps.size()) + " applications profiled");
   set.normalized = normalized;
   Print(set, args, profiler);
+  std::optional<BacktestScore> score;
+  if (backtest) {
+    score = backtest->Score(set);
+    PrintBacktest(*score, set.normalized, args.top);
+  }
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
-  if (!args.json.empty()) WriteReport(set, args.json);
+  if (!args.json.empty()) WriteReport(set, score, args.json);
   if (!args.report.empty()) {
     const std::string page = FormatProfileReport(
         set,
@@ -326,6 +497,9 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--report", args->report,
                   "write an HTML report: class curves, members, right-sizing, health warnings "
                   "with their trend (one self-contained file, docs/reports.md)");
+  cmd->add_option("--backtest", args->backtest,
+                  "learn on the samples before this trace time (a duration, e.g. 5d) and score "
+                  "the health warnings against the rest: precision, recall, lead time per kind");
   cmd->add_option("--bins", args->bins, "bins per day")->capture_default_str();
   cmd->add_option("--days", args->days, "most recent days kept per application")
       ->capture_default_str();

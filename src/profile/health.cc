@@ -10,6 +10,9 @@ namespace archimedes {
 namespace {
 
 constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
+// Share of the last day's windows that must have grown on every one of the days compared.
+constexpr double kLeakGrowingShare = 0.9;
+constexpr int kMaxLeakDays = 7;
 
 // Seconds until `value`, growing by `rate` per second, reaches `limit`; 0 when already there and
 // -1 when the limit is unknown or usage is not growing towards it.
@@ -22,9 +25,70 @@ int64_t LeadTime(double value, double rate, double limit) {
 
 }  // namespace
 
-ContainerHealth::ContainerHealth(const HealthOptions& options)
-    : window_s_(options.window_s),
-      memory_(static_cast<size_t>(2 * kSecondsPerDay / options.window_s), kMissing) {}
+ContainerHealth::ContainerHealth(const HealthOptions& options) : window_s_(options.window_s) {
+  if (options.leak_days < 1 || options.leak_days > kMaxLeakDays || options.window_s <= 0 ||
+      kSecondsPerDay % options.window_s != 0) {
+    throw std::invalid_argument(
+        "HealthOptions: leak_days must be in [1, 7] and the window must divide a day");
+  }
+  memory_.assign(static_cast<size_t>((options.leak_days + 1) * kSecondsPerDay / options.window_s),
+                 kMissing);
+}
+
+std::optional<HealthFinding> ContainerHealth::CheckLeak(const HealthExpectation& expected,
+                                                        const HealthOptions& options) const {
+  const int memory = static_cast<int>(Dim::kMemory);
+  const double limit = expected.limit[memory];
+  if (limit <= 0.0) return std::nullopt;  // nothing to reach: a leak warning could not say when
+  // A day when every replica grows is a busy day, not this container's leak.
+  if (expected.siblings >= options.min_siblings && expected.sibling_median[memory] > 0.0f &&
+      window_mean_[memory] < options.leak_min_sibling_ratio * expected.sibling_median[memory]) {
+    return std::nullopt;
+  }
+  const int64_t ring = static_cast<int64_t>(memory_.size());
+  const int64_t per_day = kSecondsPerDay / window_s_;
+  auto at = [&](int64_t w) { return memory_[((w % ring) + ring) % ring]; };
+  // Each window of the last day against the same window on each of the days before: a leak
+  // grows every day at every hour, while a busy day (an outlier) lifts its windows once.
+  const int days = options.leak_days;
+  std::array<double, kMaxLeakDays> growth{};
+  double oldest = 0.0, last_day_peak = 0.0;
+  int valid = 0, growing = 0;
+  // More windows that did not grow than this and the share below cannot be reached: most
+  // containers, which do not leak, are let go after a few windows.
+  const double most_not_growing = (1.0 - kLeakGrowingShare) * static_cast<double>(per_day);
+  for (int64_t j = 0; j < per_day; ++j) {
+    const int64_t w = last_window_ - j;
+    bool complete = true, grew = true;
+    for (int k = 0; k <= days && complete; ++k) complete = !std::isnan(at(w - k * per_day));
+    if (!complete) continue;
+    ++valid;
+    for (int k = 0; k < days; ++k) {
+      const double step = at(w - k * per_day) - at(w - (k + 1) * per_day);
+      growth[k] += step;
+      grew = grew && step > 0.0;
+    }
+    growing += grew;
+    if (valid - growing > most_not_growing) return std::nullopt;
+    oldest += at(w - days * per_day);
+    last_day_peak = std::max<double>(last_day_peak, at(w));
+  }
+  // Half a day of evidence at least, and growth in nearly all of it.
+  if (2 * int64_t{valid} < per_day || growing < kLeakGrowingShare * valid || oldest <= 0.0) {
+    return std::nullopt;
+  }
+  // The slowest day's mean growth is the rate the extrapolation can count on.
+  const double slowest = *std::min_element(growth.begin(), growth.begin() + days) / valid;
+  if (slowest < options.leak_min_daily_growth * oldest / valid) return std::nullopt;
+  oldest /= valid;
+  const int64_t surely_within = LeadTime(last_day_peak, slowest / kSecondsPerDay, limit);
+  if (surely_within < 0 || surely_within > options.leak_horizon_s) return std::nullopt;
+  // The lead time itself is the best estimate: at the last day's growth (a young leak's older
+  // days still grew less).
+  const int64_t lead = LeadTime(last_day_peak, growth[0] / valid / kSecondsPerDay, limit);
+  return HealthFinding{WarningKind::kMemoryLeak, Dim::kMemory, lead,
+                       static_cast<float>(last_day_peak), static_cast<float>(oldest)};
+}
 
 bool ContainerHealth::Add(int64_t time, const std::array<float, kNumDims>& usage) {
   int64_t window = time / window_s_ - (time % window_s_ < 0 ? 1 : 0);
@@ -55,9 +119,20 @@ bool ContainerHealth::Add(int64_t time, const std::array<float, kNumDims>& usage
   return closed;
 }
 
+std::optional<std::array<float, kProfileDims>> ContainerHealth::MeanOf(int64_t window) const {
+  if (window == open_window_ && open_count_ > 0) {
+    std::array<float, kProfileDims> mean{};
+    for (int d = 0; d < kProfileDims; ++d) {
+      mean[d] = static_cast<float>(open_sum_[d] / open_count_);
+    }
+    return mean;
+  }
+  if (window == last_window_) return window_mean_;
+  return std::nullopt;
+}
+
 std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& expected,
                                                     const HealthOptions& options) {
-  const int memory = static_cast<int>(Dim::kMemory);
   const int cpu = static_cast<int>(Dim::kCpu);
 
   // Trend per second of each dimension over the recent windows, for lead times.
@@ -82,41 +157,11 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
                          window_mean_[dim], reference};
   };
 
-  // Memory leak: day-over-day growth in nearly every recent window.
-  const int64_t ring = static_cast<int64_t>(memory_.size());
-  const int64_t per_day = kSecondsPerDay / window_s_;
-  int valid = 0, growing = 0;
-  double growth = 0.0, level = 0.0;
-  // Least squares of the day-over-day growth against the window index: while a leak is younger
-  // than a day the growth itself still grows, at the leak's rate.
-  double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
-  for (int j = 0; j < options.leak_windows && j + per_day < ring; ++j) {
-    int64_t w = last_window_ - j;
-    float now = memory_[((w % ring) + ring) % ring];
-    float before = memory_[(((w - per_day) % ring) + ring) % ring];
-    if (std::isnan(now) || std::isnan(before)) continue;
-    ++valid;
-    growing += now > before;
-    double g = now - before;
-    growth += g;
-    level += before;
-    double x = -j * static_cast<double>(window_s_);
-    sx += x;
-    sy += g;
-    sxx += x * x;
-    sxy += x * g;
-  }
-  // A leak is this container's: when its siblings moved as much (a busy day), it is not one.
-  const bool apart_from_siblings =
-      expected.siblings < options.min_siblings || expected.sibling_median[memory] <= 0.0f ||
-      window_mean_[memory] >= options.leak_min_sibling_ratio * expected.sibling_median[memory];
-  if (valid >= options.leak_windows / 2 && growing >= 0.9 * valid && level > 0.0 &&
-      growth >= options.leak_min_daily_growth * level && apart_from_siblings) {
-    double denominator = valid * sxx - sx * sx;
-    double slope = denominator > 0.0 ? (valid * sxy - sx * sy) / denominator : 0.0;
-    double rate = std::max(growth / valid / kSecondsPerDay, slope);
-    if (auto f = raise(WarningKind::kMemoryLeak, memory, rate, static_cast<float>(level / valid))) {
-      return f;
+  bool& leak_raised = raised_[static_cast<int>(WarningKind::kMemoryLeak)];
+  if (!leak_raised) {
+    if (std::optional<HealthFinding> leak = CheckLeak(expected, options)) {
+      leak_raised = true;
+      return leak;
     }
   }
 
@@ -129,7 +174,10 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
     if (reference <= 0.0f) continue;  // nothing to compare with
     double ratio = window_mean_[d] / reference;
     double score = std::abs(std::log(std::max(ratio, 1e-9)));
-    bool diverges = ratio >= options.divergence_ratio ||
+    // Above the siblings but within what the app's replicas reach at this time of day (its high
+    // quantile) is a burst of a bursty app, not a replica gone its own way.
+    bool within_bursts = with_siblings && window_mean_[d] <= expected.profile_high[d];
+    bool diverges = (ratio >= options.divergence_ratio && !within_bursts) ||
                     (with_siblings && ratio <= 1.0 / options.divergence_ratio);
     if (diverges && score > divergent_score) {
       divergent_score = score;
@@ -143,12 +191,17 @@ std::optional<HealthFinding> ContainerHealth::Check(const HealthExpectation& exp
                   cpu_now >= options.stuck_ratio * expected.profile_high[cpu] &&
                   (!with_siblings || cpu_now >= options.stuck_ratio * expected.sibling_median[cpu]);
   bool others_in_line = divergent_dim < 0 || divergent_dim == cpu;
-  if (with_siblings) {
-    for (int d = 0; d < kProfileDims; ++d) {
-      if (d == cpu || expected.sibling_median[d] <= 0.0f) continue;
+  for (int d = 0; d < kProfileDims; ++d) {
+    if (d == cpu) continue;
+    if (with_siblings) {
+      if (expected.sibling_median[d] <= 0.0f) continue;
       double ratio = window_mean_[d] / expected.sibling_median[d];
       if (ratio >= options.stuck_ratio || ratio <= 1.0 / options.stuck_ratio)
         others_in_line = false;
+    } else if (expected.profile_high[d] > 0.0f &&
+               window_mean_[d] >= options.stuck_ratio * expected.profile_high[d]) {
+      // Without siblings, a day when every dimension runs high is a busy day, not a stuck CPU.
+      others_in_line = false;
     }
   }
   stuck_streak_ = cpu_high && others_in_line ? stuck_streak_ + 1 : 0;

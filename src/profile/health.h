@@ -5,21 +5,28 @@
 // A container's samples are averaged over fixed windows (30 min by default). When a window closes
 // it is compared with what the container's application leads one to expect:
 //
-//   memory-leak        the window's memory exceeds the same window one day earlier in at least
-//                      90 % of the last `leak_windows` windows, by at least `leak_min_daily_growth`
-//                      of the level on average (day-over-day comparison cancels the daily shape),
-//                      and, with siblings, memory at least `leak_min_sibling_ratio` × their
-//                      median (a day when every replica grows is a busy day, not a leak)
+//   memory-leak        growth sustained over days, which one outlier day cannot fake: in at least
+//                      90 % of the last day's windows, memory exceeds the same window one day
+//                      earlier, and that one the day before, over `leak_days` days (same time of
+//                      day cancels the daily shape; a busy day lifts its windows once, not on two
+//                      days running); each day's mean growth is at least `leak_min_daily_growth`
+//                      of the oldest day's level; at the slowest day's growth, the last day's peak
+//                      window reaches the limit within `leak_horizon_s` (so a leak is announced
+//                      when it will matter, and never without a limit to reach; the lead time is
+//                      at the last day's growth, the best estimate); and, with siblings, memory
+//                      at least `leak_min_sibling_ratio` × their median (a day when every replica
+//                      grows is a busy day, not a leak)
 //   cpu-stuck-high     CPU above `stuck_ratio` × the application profile's high quantile for that
 //                      time of day (and above the siblings' median as much, when there are any),
 //                      while the other dimensions stay in line with the siblings
-//   divergent-replica  any dimension `divergence_ratio` times above or below the median of the
-//                      sibling replicas (at least `min_siblings` of them with the same window), or,
-//                      without siblings, above `divergence_ratio` × the profile's high quantile
+//   divergent-replica  any dimension `divergence_ratio` times above (and above the profile's high
+//                      quantile, which a bursty app's replicas all reach) or below the median of
+//                      the sibling replicas (at least `min_siblings` of them with the same window),
+//                      or, without siblings, above `divergence_ratio` × the profile's high quantile
 //
 // cpu-stuck-high and divergent-replica must hold for `confirm_windows` consecutive windows. Each
-// kind is raised at most once per container. State per container is fixed-size (two days of
-// memory window means), so memory grows with containers, not samples.
+// kind is raised at most once per container. State per container is fixed-size (`leak_days` + 1
+// days of memory window means), so memory grows with containers, not samples.
 #ifndef ARCHIMEDES_PROFILE_HEALTH_H_
 #define ARCHIMEDES_PROFILE_HEALTH_H_
 
@@ -38,9 +45,10 @@ struct HealthOptions {
   double stuck_ratio = 1.3;
   double divergence_ratio = 2.0;
   int min_siblings = 3;
+  int leak_days = 3;
   double leak_min_daily_growth = 0.05;
+  int64_t leak_horizon_s = 7 * kSecondsPerDay;
   double leak_min_sibling_ratio = 1.25;
-  int leak_windows = 24;
 };
 
 // What the application leads one to expect for one window of one container.
@@ -63,6 +71,8 @@ struct HealthFinding {
 
 class ContainerHealth {
  public:
+  // Throws std::invalid_argument when leak_days is outside [1, 7] or the window does not divide a
+  // day.
   explicit ContainerHealth(const HealthOptions& options);
 
   // Adds a sample (times non-decreasing). Returns true when the sample starts a new window and so
@@ -72,6 +82,9 @@ class ContainerHealth {
   int64_t last_window() const { return last_window_; }  // index of the window closed last; -1
   int64_t window_end() const { return (last_window_ + 1) * window_s_; }
   const std::array<float, kProfileDims>& window_mean() const { return window_mean_; }
+  // The mean of `window` if it is the window closed last or the one still open (its samples so
+  // far), as siblings streamed in time order are compared.
+  std::optional<std::array<float, kProfileDims>> MeanOf(int64_t window) const;
 
   // Judges the window that Add just closed. Returns a finding the first time a kind is confirmed.
   std::optional<HealthFinding> Check(const HealthExpectation& expected,
@@ -84,7 +97,10 @@ class ContainerHealth {
   int open_count_ = 0;
   int64_t last_window_ = -1;
   std::array<float, kProfileDims> window_mean_{};
-  std::vector<float> memory_;  // ring of window means over two days; NaN = no data
+  std::optional<HealthFinding> CheckLeak(const HealthExpectation& expected,
+                                         const HealthOptions& options) const;
+
+  std::vector<float> memory_;  // ring of window means over leak_days + 1 days; NaN = no data
   // The last kRecent window means (a ring, newest at recent_count_ - 1 modulo kRecent), for the
   // trend that estimates the lead time.
   static constexpr int kRecent = 4;

@@ -20,6 +20,18 @@ std::string_view WarningKindName(WarningKind kind) {
   return "unknown";
 }
 
+std::string_view AdviceBoundName(AdviceBound bound) {
+  switch (bound) {
+    case AdviceBound::kNone:
+      return "none";
+    case AdviceBound::kLimit:
+      return "limit";
+    case AdviceBound::kNode:
+      return "node";
+  }
+  return "unknown";
+}
+
 const AppProfile* ProfileSet::Find(std::string_view app) const {
   auto it =
       std::lower_bound(apps.begin(), apps.end(), app,

@@ -46,6 +46,12 @@ struct AppFeatures {
   std::array<float, kProfileDims> balance{};
 };
 
+// What cut a recommendation short: nothing, the container's limit (the advice is then "limit too
+// low": the application needs more than it may take) or the largest node that could host it.
+// When the limit equals the largest node, the node is named: raising the limit would not help.
+enum class AdviceBound : uint8_t { kNone, kLimit, kNode };
+std::string_view AdviceBoundName(AdviceBound bound);  // "none", "limit", "node"
+
 struct AppProfile {
   std::string app;
   int class_id = 0;
@@ -55,8 +61,12 @@ struct AppProfile {
   std::array<DailyCurve, kNumDims> mean;
   std::array<DailyCurve, kNumDims> high;
   AppFeatures features;
-  std::array<float, kNumDims> peak{};          // highest sample seen
-  std::array<double, kNumDims> recommended{};  // right-sized request per replica
+  std::array<float, kNumDims> peak{};  // highest sample seen
+  // Right-sized request per replica, never above the limit or the largest node; `needed` is what
+  // the right-sizing rule asked for, and `bound` says what cut it where that was more.
+  std::array<double, kNumDims> recommended{};
+  std::array<AdviceBound, kNumDims> bound{};
+  std::array<double, kNumDims> needed{};
   bool has_request = false;
   std::array<double, kNumDims> request{};  // current request per replica (when known)
   int replicas = 0;                        // replicas the savings are counted for

@@ -79,6 +79,9 @@ Profiler::Profiler(ProfileOptions options) : options_(options) {
   if (options_.health.window_s <= 0 || kSecondsPerDay % options_.health.window_s != 0) {
     throw std::invalid_argument("the health window must divide 86400 seconds");
   }
+  if (options_.health.leak_days < 1 || options_.health.leak_days > 7) {
+    throw std::invalid_argument("the health leak rule's days of growth must be in [1, 7]");
+  }
   z_ = NormalQuantile(options_.high_quantile);
   bin_seconds_ = kSecondsPerDay / options_.bins;
 }
@@ -118,6 +121,26 @@ void Profiler::SetLimit(std::string_view app, const std::array<double, kNumDims>
   apps_[AppIndex(app)].limit = limit;
 }
 
+std::array<double, kNumDims> Profiler::HealthLimit(const App& app) {
+  std::array<double, kNumDims> limit{};
+  for (int d = 0; d < kNumDims; ++d) {
+    limit[d] = app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+  }
+  return limit;
+}
+
+double Profiler::UsagePercentile(std::string_view app, Dim dim, double p) const {
+  auto it = app_index_.find(std::string(app));
+  const int d = static_cast<int>(dim);
+  if (it == app_index_.end() || d >= kProfileDims) return 0.0;
+  return apps_[it->second].histogram[d].Percentile(p);
+}
+
+std::array<double, kNumDims> Profiler::HealthLimit(std::string_view app) const {
+  auto it = app_index_.find(std::string(app));
+  return it == app_index_.end() ? std::array<double, kNumDims>{} : HealthLimit(apps_[it->second]);
+}
+
 void Profiler::SetRequests(const Scenario& scenario) {
   for (const Service& s : scenario.workload.services) {
     std::array<double, kNumDims> request{}, limit{};
@@ -139,21 +162,40 @@ void Profiler::ClearSlot(App& app, int slot) const {
     for (int d = 0; d < kProfileDims; ++d) {
       app.sum[cell * kProfileDims + d] = 0.0f;
       app.sum_squares[cell * kProfileDims + d] = 0.0f;
+      if (!app.max_sum.empty()) {
+        app.max_sum[cell * kProfileDims + d] = 0.0f;
+        app.max_squares[cell * kProfileDims + d] = 0.0f;
+      }
     }
   }
 }
 
-void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims>& usage) {
+void Profiler::AddSample(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                         const std::array<float, kNumDims>* window_max) {
   Container& c = containers_[container];
   App& app = apps_[c.app];
   const int days = options_.max_days;
+  const size_t cells = static_cast<size_t>(options_.bins) * days;
   if (app.samples == 0) {
-    const size_t cells = static_cast<size_t>(options_.bins) * days;
     app.slot_day.assign(days, kEmptyDay);
     app.count.assign(cells, 0);
     app.sum.assign(cells * kProfileDims, 0.0f);
     app.sum_squares.assign(cells * kProfileDims, 0.0f);
     for (int d = 0; d < kProfileDims; ++d) app.reference[d] = usage[d];
+  }
+  // What the sample reached within its window: its maximum where given, else its average.
+  std::array<float, kNumDims> reached = usage;
+  if (window_max) {
+    for (int d = 0; d < kProfileDims; ++d) {
+      if ((*window_max)[d] < 0.0f) continue;
+      reached[d] = std::max(usage[d], (*window_max)[d]);
+      app.has_window_max[d] = true;
+    }
+    if (app.max_sum.empty()) {
+      // Earlier samples' maxima were their averages.
+      app.max_sum = app.sum;
+      app.max_squares = app.sum_squares;
+    }
   }
   ++app.samples;
   ++samples_;
@@ -177,16 +219,25 @@ void Profiler::Add(int container, int64_t time, const std::array<float, kNumDims
         sum[d] += x;
         squares[d] += x * x;
       }
+      if (!app.max_sum.empty()) {
+        float* max_sum = &app.max_sum[cell * kProfileDims];
+        float* max_squares = &app.max_squares[cell * kProfileDims];
+        for (int d = 0; d < kProfileDims; ++d) {
+          float x = reached[d] - app.reference[d];
+          max_sum[d] += x;
+          max_squares[d] += x * x;
+        }
+      }
     }
   }
   for (int d = 0; d < kProfileDims; ++d) {
-    app.peak[d] = std::max(app.peak[d], usage[d]);
-    app.histogram[d].Add(usage[d], time, options_.right_sizing.half_life_s);
+    app.peak[d] = std::max(app.peak[d], reached[d]);
+    app.histogram[d].Add(reached[d], time, options_.right_sizing.half_life_s);
   }
   if (c.health.Add(time, usage)) CheckHealth(container);
 }
 
-void Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
+bool Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                             std::array<float, kProfileDims>& high) const {
   const int days = options_.max_days;
   double n = 0.0;
@@ -210,30 +261,48 @@ void Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileD
     mean[d] = static_cast<float>(std::max(0.0, m + app.reference[d]));
     high[d] = static_cast<float>(std::max(0.0, m + app.reference[d] + z_ * sd));
   }
+  return n > 0.0;
 }
 
 void Profiler::CheckHealth(int container) {
   Container& c = containers_[container];
   const App& app = apps_[c.app];
   const int64_t window = c.health.last_window();
-  const int64_t middle = window * options_.health.window_s + options_.health.window_s / 2;
-  int bin =
-      static_cast<int>((middle - FloorDiv(middle, kSecondsPerDay) * kSecondsPerDay) / bin_seconds_);
+  // The window's mean is compared with the profile averaged over the window's bins: a spike that
+  // fills part of the window is then part of the expectation too.
+  const int64_t start = window * options_.health.window_s;
+  const int first_bin =
+      static_cast<int>((start - FloorDiv(start, kSecondsPerDay) * kSecondsPerDay) / bin_seconds_);
+  const int window_bins =
+      static_cast<int>(std::max<int64_t>(1, options_.health.window_s / bin_seconds_));
   HealthExpectation expected;
-  ProfileSoFar(app, bin, expected.profile_mean, expected.profile_high);
-  for (int d = 0; d < kProfileDims; ++d) {
-    expected.limit[d] =
-        app.limit[d] > 0.0 ? app.limit[d] : (app.has_request ? app.request[d] : 0.0);
+  int bins_with_data = 0;
+  for (int i = 0; i < window_bins; ++i) {
+    std::array<float, kProfileDims> mean, high;
+    if (!ProfileSoFar(app, (first_bin + i) % options_.bins, mean, high)) continue;
+    ++bins_with_data;
+    for (int d = 0; d < kProfileDims; ++d) {
+      expected.profile_mean[d] += mean[d];
+      expected.profile_high[d] += high[d];
+    }
   }
+  for (int d = 0; d < kProfileDims && bins_with_data > 0; ++d) {
+    expected.profile_mean[d] /= static_cast<float>(bins_with_data);
+    expected.profile_high[d] /= static_cast<float>(bins_with_data);
+  }
+  const std::array<double, kNumDims> limit = HealthLimit(app);
+  for (int d = 0; d < kProfileDims; ++d) expected.limit[d] = limit[d];
 
   int siblings = 0;
   scratch_.clear();
   for (int other : app.containers) {
     if (other == container || siblings == kMaxSiblingsCompared) continue;
-    const ContainerHealth& h = containers_[other].health;
-    if (h.last_window() != window && h.last_window() != window - 1) continue;
+    // The same window only: a sibling's window before or after it would make a bursty app's
+    // replicas look apart at every burst's edge.
+    std::optional<std::array<float, kProfileDims>> mean = containers_[other].health.MeanOf(window);
+    if (!mean) continue;
     ++siblings;
-    scratch_.insert(scratch_.end(), h.window_mean().begin(), h.window_mean().end());
+    scratch_.insert(scratch_.end(), mean->begin(), mean->end());
   }
   expected.siblings = siblings;
   if (siblings > 0) {
@@ -260,8 +329,12 @@ void Profiler::CheckHealth(int container) {
   switch (finding->kind) {
     case WarningKind::kMemoryLeak:
       std::snprintf(buffer, sizeof buffer,
-                    "memory grew day over day in nearly every window; now %.4g vs %.4g a day ago",
-                    finding->value, finding->expected);
+                    "memory grew at nearly every hour on each of the last %d days (%.4g %d days "
+                    "ago, day peak now %.4g); at the slowest day's growth it reaches the limit "
+                    "within %d days",
+                    options_.health.leak_days, finding->expected, options_.health.leak_days,
+                    finding->value,
+                    static_cast<int>(options_.health.leak_horizon_s / kSecondsPerDay));
       break;
     case WarningKind::kCpuStuckHigh:
       std::snprintf(buffer, sizeof buffer,
@@ -340,14 +413,19 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       }
     }
 
+    const bool with_window_max = app.has_window_max[d];
     for (int b = 0; b < bins; ++b) {
-      double n = 0.0, sum = 0.0, squares = 0.0;
+      double n = 0.0, sum = 0.0, squares = 0.0, max_sum = 0.0, max_squares = 0.0;
       for (int s = 0; s < days; ++s) {
         size_t cell = static_cast<size_t>(b) * days + s;
         if (!kept[s] || app.count[cell] == 0) continue;
         n += app.count[cell];
         sum += app.sum[cell * kProfileDims + d];
         squares += app.sum_squares[cell * kProfileDims + d];
+        if (with_window_max) {
+          max_sum += app.max_sum[cell * kProfileDims + d];
+          max_squares += app.max_squares[cell * kProfileDims + d];
+        }
       }
       if (n == 0.0) {
         mean[b] = high[b] = std::numeric_limits<float>::quiet_NaN();
@@ -356,7 +434,14 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       double m = sum / n;
       double sd = std::sqrt(std::max(0.0, squares / n - m * m));
       mean[b] = static_cast<float>(std::max(0.0, m + app.reference[d]));
-      high[b] = static_cast<float>(std::max<double>(mean[b], m + app.reference[d] + z_ * sd));
+      double h = m + app.reference[d] + z_ * sd;
+      if (with_window_max) {
+        // The high quantile of what the windows reached, not of their averages.
+        double max_mean = max_sum / n;
+        double max_sd = std::sqrt(std::max(0.0, max_squares / n - max_mean * max_mean));
+        h = std::max(h, max_mean + app.reference[d] + z_ * max_sd);
+      }
+      high[b] = static_cast<float>(std::max<double>(mean[b], h));
     }
     FillGaps(mean);
     FillGaps(high);
@@ -391,8 +476,11 @@ ProfileSet Profiler::Finish() const {
     p.features = ComputeFeatures(p.mean, p.high);
     p.peak = a.peak;
     for (int d = 0; d < kProfileDims; ++d) {
-      p.recommended[d] =
+      p.needed[d] =
           Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
+      BoundedAdvice advice = BoundAdvice(p.needed[d], a.limit[d], largest_node_[d]);
+      p.recommended[d] = advice.recommended;
+      p.bound[d] = advice.bound;
     }
     p.has_request = a.has_request;
     p.request = a.request;

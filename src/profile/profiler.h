@@ -8,14 +8,17 @@
 // count, sum and sum of squares of the samples of all replicas. That is
 // bins × max_days × (4 × 8 + 2) bytes per application (≈ 69 KB at 288 bins × 7 days), plus a
 // decaying histogram per dimension and a fixed-size health state per container: memory grows with
-// applications and containers, never with samples.
+// applications and containers, never with samples. An application whose trace gives window maxima
+// keeps their sums and sums of squares too (twice the floats).
 //
 // Curves. For each dimension, days whose level departs from the other days' (ratio to the per-bin
 // median of the days more than max(25 %, 4 robust standard deviations) away from the typical
 // ratio) are outlier days and left out — at most a quarter of the days, the most extreme first,
 // and only with 4 or more days. Over the days kept, a bin's mean is the mean of its samples and its
 // high quantile is mean + z(high_quantile) × standard deviation of its samples (a normal
-// approximation). Bins without samples are interpolated from their neighbours on the daily circle.
+// approximation); where window maxima are given, the high quantile is the larger of that and the
+// same over the maxima, and the right-sizing histogram and the peak take the maxima. Bins without
+// samples are interpolated from their neighbours on the daily circle.
 //
 // Classes come from clustering.h over features.h vectors; complementarity and hints from
 // complementarity.h; recommendations from right_sizing.h; warnings from health.h, with the app
@@ -54,7 +57,8 @@ struct ProfileOptions {
 class Profiler {
  public:
   // Throws std::invalid_argument when bins does not divide a day, max_days is outside [1, 366],
-  // high_quantile is outside (0.5, 1) or the health window does not divide a day.
+  // high_quantile is outside (0.5, 1), the health window does not divide a day or the leak rule's
+  // days are outside [1, 7].
   explicit Profiler(ProfileOptions options = {});
 
   // Dense ids for hot loops; created on first use.
@@ -67,15 +71,34 @@ class Profiler {
   void SetRequest(std::string_view app, const std::array<double, kNumDims>& request,
                   int replicas = 0);
   void SetLimit(std::string_view app, const std::array<double, kNumDims>& limit);
+  // The capacity of the fleet's largest node per dimension (0 = unknown), in the input's units: no
+  // recommendation goes above it.
+  void SetLargestNode(const std::array<double, kNumDims>& capacity) { largest_node_ = capacity; }
   // Requests and replica counts of every service of a scenario, keyed by the service's app.
   void SetRequests(const Scenario& scenario);
 
   // One sample of a container; times of one container must not decrease.
-  void Add(int container, int64_t time, const std::array<float, kNumDims>& usage);
+  void Add(int container, int64_t time, const std::array<float, kNumDims>& usage) {
+    AddSample(container, time, usage, nullptr);
+  }
   void Add(int64_t time, std::string_view app, std::string_view container,
            const std::array<float, kNumDims>& usage) {
-    Add(ContainerIndex(app, container), time, usage);
+    AddSample(ContainerIndex(app, container), time, usage, nullptr);
   }
+  // A sample whose trace also gives the maximum within its window (Google 2019's max_cpu_usage):
+  // the high curve and the right-sized request then follow the peaks that the window's average
+  // hides. `window_max[d]` < 0 = not given for d (the average stands in for it).
+  void AddWithWindowMax(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                        const std::array<float, kNumDims>& window_max) {
+    AddSample(container, time, usage, &window_max);
+  }
+
+  // The `p`-th percentile of the app's decaying usage histogram in `dim` (what right-sizing reads,
+  // so that other rules can be compared on the same history); 0 when the app has no samples.
+  double UsagePercentile(std::string_view app, Dim dim, double p) const;
+
+  // What health lead times aim at for `app` per dimension: its limit, else its request (0 = none).
+  std::array<double, kNumDims> HealthLimit(std::string_view app) const;
 
   int64_t samples() const { return samples_; }
   int num_apps() const { return static_cast<int>(apps_.size()); }
@@ -91,6 +114,10 @@ class Profiler {
     std::vector<float> sum;         // [(bin × max_days + slot) × 4 + dim], minus `reference`
     std::vector<float> sum_squares;
     std::vector<uint16_t> count;  // [bin × max_days + slot]
+    // Like sum and sum_squares, of the window maxima; empty until a sample brings one.
+    std::vector<float> max_sum;
+    std::vector<float> max_squares;
+    std::array<bool, kProfileDims> has_window_max{};
     std::array<float, kProfileDims> reference{};
     std::array<float, kNumDims> peak{};
     std::array<DecayingHistogram, kProfileDims> histogram;
@@ -108,9 +135,13 @@ class Profiler {
   };
 
   int AppIndex(std::string_view app);
+  void AddSample(int container, int64_t time, const std::array<float, kNumDims>& usage,
+                 const std::array<float, kNumDims>* window_max);
+  static std::array<double, kNumDims> HealthLimit(const App& app);
   void ClearSlot(App& app, int slot) const;
-  // The app's mean and high quantile at `bin` over every day held, without outlier rejection.
-  void ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
+  // The app's mean and high quantile at `bin` over every day held, without outlier rejection;
+  // false (and zeros) when the bin has no samples yet.
+  bool ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                     std::array<float, kProfileDims>& high) const;
   void CheckHealth(int container);
   void BuildCurves(const App& app, AppProfile& profile) const;
@@ -126,6 +157,7 @@ class Profiler {
   std::vector<HealthWarning> warnings_;
   std::vector<float> scratch_;
   int64_t samples_ = 0;
+  std::array<double, kNumDims> largest_node_{};
 };
 
 // The standard normal quantile: Φ⁻¹(p) for p in (0, 1).

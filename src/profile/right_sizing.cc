@@ -67,4 +67,12 @@ double Recommend(const DecayingHistogram& usage, Dim dim, double observed_peak,
   return recommended;
 }
 
+BoundedAdvice BoundAdvice(double needed, double limit, double largest_node) {
+  if (largest_node > 0.0 && needed > largest_node && (limit <= 0.0 || largest_node <= limit)) {
+    return {largest_node, AdviceBound::kNode};
+  }
+  if (limit > 0.0 && needed > limit) return {limit, AdviceBound::kLimit};
+  return {needed, AdviceBound::kNone};
+}
+
 }  // namespace archimedes

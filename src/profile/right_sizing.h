@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/resources.h"
+#include "profile/profile.h"
 
 namespace archimedes {
 
@@ -41,6 +42,15 @@ class DecayingHistogram {
 // The right-sized request for one dimension of one application.
 double Recommend(const DecayingHistogram& usage, Dim dim, double observed_peak,
                  const RightSizingOptions& options);
+
+// A recommendation no higher than reality allows: `needed` capped at the container's `limit` and at
+// the `largest_node` (0 = unknown), with what cut it (AdviceBound). Advising more than a node
+// holds, or more than the limit lets a container take, is advice nobody can follow.
+struct BoundedAdvice {
+  double recommended = 0.0;
+  AdviceBound bound = AdviceBound::kNone;
+};
+BoundedAdvice BoundAdvice(double needed, double limit, double largest_node);
 
 }  // namespace archimedes
 

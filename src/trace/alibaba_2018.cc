@@ -101,6 +101,7 @@ std::vector<UsageSeries> ReadAlibaba2018Usage(const std::string& machine_usage_p
       s.normalized = true;
       for (Dim d : {Dim::kCpu, Dim::kMemory, Dim::kDisk, Dim::kNetwork}) {
         s.limit[static_cast<int>(d)] = 1.0;
+        s.largest_node[static_cast<int>(d)] = 1.0;
       }
       series.push_back(std::move(s));
       leading_invalid_disk.push_back(0);

@@ -7,10 +7,10 @@
 //    kAlibaba2018MachineMemoryBytes (an assumption: the trace gives no absolute size).
 //  * failure_domain_1 becomes the node's POD ("fd1-<n>"), failure_domain_2 its zone ("fd2-<n>");
 //    the latest status row of a machine wins, except that an empty domain keeps the earlier one.
-//  * Usage series are fractions of the machine (normalized = true, limit 1 per dimension): CPU,
-//    memory and disk I/O percent / 100; network = the busier of net_in and net_out / 100. Invalid
-//    disk readings (-1, 101) take the machine's nearest earlier valid reading (the first valid
-//    one at the start). Irregular sampling is kept.
+//  * Usage series are fractions of the machine (normalized = true, limit and largest node 1 per
+//    dimension): CPU, memory and disk I/O percent / 100; network = the busier of net_in and
+//    net_out / 100. Invalid disk readings (-1, 101) take the machine's nearest earlier valid
+//    reading (the first valid one at the start). Irregular sampling is kept.
 // Files are streamed; malformed rows throw TraceError naming the file and line.
 #ifndef ARCHIMEDES_TRACE_ALIBABA_2018_H_
 #define ARCHIMEDES_TRACE_ALIBABA_2018_H_

@@ -14,6 +14,8 @@ constexpr int kUniqueId = 1;
 constexpr int kCollectionId = 2;
 constexpr int kAvgCpu = 10;
 constexpr int kAvgMemory = 11;
+constexpr int kMaxCpu = 12;
+constexpr int kMaxMemory = 13;
 constexpr int kMemoryLimit = 36;
 constexpr int kCpuLimit = 37;
 constexpr int64_t kMicrosPerSecond = 1'000'000;
@@ -35,6 +37,8 @@ UsageSeries ReadGoogle2019Replica(const std::string& path) {
                                                        {kCollectionId, "collection_id"},
                                                        {kAvgCpu, "avg_cpu_usage"},
                                                        {kAvgMemory, "avg_memory_usage"},
+                                                       {kMaxCpu, "max_cpu_usage"},
+                                                       {kMaxMemory, "max_memory_usage"},
                                                        {kMemoryLimit, "memory_limit"},
                                                        {kCpuLimit, "cpu_limit"}};
   for (const auto& [i, name] : expected) {
@@ -47,6 +51,8 @@ UsageSeries ReadGoogle2019Replica(const std::string& path) {
   constexpr int memory = static_cast<int>(Dim::kMemory);
   UsageSeries series;
   series.normalized = true;
+  // The trace's units are shares of its largest machine.
+  series.largest_node[cpu] = series.largest_node[memory] = 1.0;
   while (csv.Next()) {
     csv.ExpectFields(kColumns);
     int64_t micros = csv.Int(kTime, "time");
@@ -72,6 +78,12 @@ UsageSeries ReadGoogle2019Replica(const std::string& path) {
     series.values[cpu].push_back(static_cast<float>(NonNegative(csv, kAvgCpu, "avg_cpu_usage")));
     series.values[memory].push_back(
         static_cast<float>(NonNegative(csv, kAvgMemory, "avg_memory_usage")));
+    // A window's maximum is at least its average (the extracts round them separately).
+    series.window_max[cpu].push_back(std::max(
+        series.values[cpu].back(), static_cast<float>(NonNegative(csv, kMaxCpu, "max_cpu_usage"))));
+    series.window_max[memory].push_back(
+        std::max(series.values[memory].back(),
+                 static_cast<float>(NonNegative(csv, kMaxMemory, "max_memory_usage"))));
     series.limit[cpu] = std::max(series.limit[cpu], NonNegative(csv, kCpuLimit, "cpu_limit"));
     series.limit[memory] =
         std::max(series.limit[memory], NonNegative(csv, kMemoryLimit, "memory_limit"));

@@ -4,8 +4,10 @@
 // Contract (docs/traces.md has the reasons): one UsageSeries per file with id = unique_id
 // ("<collection>-<index>"), app = collection_id, normalized = true (CPU in NCU, memory as a share
 // of the largest machine), times in whole seconds (window start), values = avg_cpu_usage and
-// avg_memory_usage, limit = the largest cpu_limit / memory_limit seen in the file. A row that
-// repeats the previous row's window start is dropped (the first one is kept).
+// avg_memory_usage, window_max = max_cpu_usage and max_memory_usage (at least the average),
+// limit = the largest cpu_limit / memory_limit seen in the file, largest node 1 for cpu and memory
+// (the units are shares of the largest machine). A row that repeats the previous row's window
+// start is dropped (the first one is kept).
 // Files are streamed; malformed rows throw TraceError naming the file and line.
 #ifndef ARCHIMEDES_TRACE_GOOGLE_2019_H_
 #define ARCHIMEDES_TRACE_GOOGLE_2019_H_

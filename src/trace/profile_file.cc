@@ -118,6 +118,13 @@ json ProfilesJson(const ProfileSet& profiles) {
                 {"mean", CurvesJson(a.mean)},
                 {"high", CurvesJson(a.high)}};
     if (a.has_request) app["request"] = DimsJson(a.request);
+    json bounded = json::object();
+    for (int d = 0; d < kProfileDims; ++d) {
+      if (a.bound[d] == AdviceBound::kNone) continue;
+      bounded[std::string(DimName(static_cast<Dim>(d)))] = {
+          {"by", AdviceBoundName(a.bound[d])}, {"needed", Short(static_cast<float>(a.needed[d]))}};
+    }
+    if (!bounded.empty()) app["bounded"] = std::move(bounded);
     apps.push_back(std::move(app));
   }
   doc["applications"] = std::move(apps);
@@ -235,6 +242,20 @@ AppProfile ReadApp(const JsonValue& v, const ProfileSet& set) {
   if (std::optional<JsonValue> request = o.Find("request")) {
     a.has_request = true;
     ReadDims(*request, a.request);
+  }
+  a.needed = a.recommended;
+  if (std::optional<JsonValue> bounded = o.Find("bounded")) {
+    JsonObject dims(*bounded);
+    for (int d = 0; d < kProfileDims; ++d) {
+      std::optional<JsonValue> dim = dims.Find(std::string(DimName(static_cast<Dim>(d))));
+      if (!dim) continue;
+      JsonObject bound(*dim);
+      a.bound[d] = ReadKind(bound.Require("by"), {AdviceBound::kLimit, AdviceBound::kNode},
+                            &AdviceBoundName);
+      a.needed[d] = bound.Require("needed").Number();
+      bound.RejectUnknownKeys();
+    }
+    dims.RejectUnknownKeys();
   }
   JsonObject f(o.Require("features"));
   AppFeatures& features = a.features;

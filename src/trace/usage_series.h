@@ -21,8 +21,13 @@ struct UsageSeries {
   // Per-dimension request or limit the trace records for this series, in the same units as the
   // values (0 when the trace has none).
   std::array<double, kNumDims> limit{};
+  // The capacity of the largest node that could host the series, in the same units (0 = unknown).
+  std::array<double, kNumDims> largest_node{};
   std::vector<int64_t> times;                       // seconds, strictly increasing
   std::array<std::vector<float>, kNumDims> values;  // values[dim][i] at times[i]; empty = n/a
+  // The maximum within the sample window starting at times[i], where the trace gives it (a
+  // window's average hides its peaks); empty = not given for that dimension.
+  std::array<std::vector<float>, kNumDims> window_max;
 };
 
 }  // namespace archimedes

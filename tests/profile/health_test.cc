@@ -35,7 +35,11 @@ TEST(HealthTest, InjectedAnomaliesAreFlaggedBeforeTheLimit) {
   std::map<std::string, const InjectedAnomaly*> injected;
   for (const InjectedAnomaly& a : history.anomalies) injected[a.container] = &a;
   std::map<std::string, const HealthWarning*> first_warning;
-  for (const HealthWarning& w : set.warnings) first_warning.try_emplace(w.container, &w);
+  std::set<std::pair<std::string, WarningKind>> kinds_raised;
+  for (const HealthWarning& w : set.warnings) {
+    first_warning.try_emplace(w.container, &w);
+    kinds_raised.insert({w.container, w.kind});
+  }
 
   int true_positives = 0, kind_correct = 0, before_limit = 0;
   double lead_hours_sum = 0.0;
@@ -48,7 +52,9 @@ TEST(HealthTest, InjectedAnomaliesAreFlaggedBeforeTheLimit) {
       continue;
     }
     ++true_positives;
-    kind_correct += w->kind == it->second->kind;
+    // A leak also makes its replica diverge from the siblings before two days of growth are in;
+    // its own kind must follow.
+    kind_correct += kinds_raised.count({container, it->second->kind}) > 0;
     int64_t reached = it->second->limit_reached;
     if (reached < 0 || w->time < reached) ++before_limit;
     if (reached >= 0) lead_hours_sum += (reached - w->time) / 3600.0;
@@ -88,9 +94,58 @@ TEST(HealthTest, LeakOfASingleContainerIsFoundFromItsOwnHistory) {
   }
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ(finding->kind, WarningKind::kMemoryLeak);
-  EXPECT_LT(found_at, 2 * kSecondsPerDay);
-  // At +0.5 GB/day from about 2 GB, a 4 GB limit is about 4 days away.
+  // Three days of growth after a first day to compare with.
+  EXPECT_LE(found_at, 4 * kSecondsPerDay + options.window_s);
+  // At +0.5 GB/day from the last day's peak (about 3 GB), a 4 GB limit is about 2 days away.
   EXPECT_NEAR(finding->lead_time_s / 86400.0, (4e9 - finding->value) / 5e8, 0.2);
+}
+
+// Runs one container for `days` with memory(t) against a 4 GB limit; the first leak finding.
+std::optional<HealthFinding> LeakOf(int days, const std::function<float(int64_t)>& memory) {
+  HealthOptions options;
+  ContainerHealth health(options);
+  HealthExpectation expected;
+  expected.limit[1] = 4e9;
+  for (int64_t t = 0; t < days * kSecondsPerDay; t += 300) {
+    if (health.Add(t, {100, memory(t), 0, 0, 0})) {
+      if (auto f = health.Check(expected, options); f && f->kind == WarningKind::kMemoryLeak) {
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(HealthTest, AnOutlierDayIsNoLeak) {
+  // A daily cycle around 1 GB; day 3 runs at twice the usage, then back to normal.
+  auto outlier_day = [](int64_t t) {
+    double hour = static_cast<double>(t % kSecondsPerDay) / 3600;
+    float base = 1e9f * static_cast<float>(1.0 + 0.2 * std::sin(hour / 24 * 6.283));
+    return t / kSecondsPerDay == 3 ? 2 * base : base;
+  };
+  EXPECT_FALSE(LeakOf(7, outlier_day).has_value());
+  // The same with the busy day from noon to noon.
+  auto shifted = [&](int64_t t) {
+    int64_t day = (t + kSecondsPerDay / 2) / kSecondsPerDay;
+    return outlier_day(t) * (day == 3 ? 2.0f : 1.0f);
+  };
+  EXPECT_FALSE(LeakOf(7, shifted).has_value());
+}
+
+TEST(HealthTest, GrowthThatWouldNotReachTheLimitSoonIsNotAnnounced) {
+  // +6 % a day from 1 GB: sustained, but 4 GB is about 50 days away.
+  auto slow = [](int64_t t) { return 1e9f * (1.0f + 0.06f * static_cast<float>(t) / 86'400); };
+  EXPECT_FALSE(LeakOf(7, slow).has_value());
+  // Without a limit a leak warning could not say when it matters, so it is not raised.
+  HealthOptions options;
+  ContainerHealth health(options);
+  HealthExpectation unlimited;
+  for (int64_t t = 0; t < 7 * kSecondsPerDay; t += 300) {
+    float memory = 1e9f + 5e8f * static_cast<float>(t) / kSecondsPerDay;
+    if (health.Add(t, {100, memory, 0, 0, 0})) {
+      EXPECT_FALSE(health.Check(unlimited, options).has_value()) << "at " << t;
+    }
+  }
 }
 
 TEST(HealthTest, SteadyContainerRaisesNothing) {

@@ -42,6 +42,33 @@ TEST(ProfilerTest, ClassesRecoverSyntheticFamilies) {
   EXPECT_GE(ari, 0.9);
 }
 
+// A trace that gives each window's maximum: the high curve, the peak and the advice follow the
+// maxima (3× the average here), the mean curve the averages.
+TEST(ProfilerTest, WindowMaximaDriveTheHighCurveAndTheAdvice) {
+  Profiler with_max, without_max;
+  const int web = with_max.ContainerIndex("web", "web-0");
+  for (int64_t t = 0; t < 3 * kSecondsPerDay; t += 300) {
+    const float noise = (t / 300) % 3 == 0 ? 1.05f : 0.97f;
+    const std::array<float, kNumDims> average = {100 * noise, 1e9f, 0, 0, 0};
+    with_max.AddWithWindowMax(web, t, average, {300 * noise, -1, -1, -1, -1});
+    without_max.Add(t, "web", "web-0", average);
+  }
+  const ProfileSet set = with_max.Finish();
+  const ProfileSet plain = without_max.Finish();
+  const AppProfile& p = set.apps[0];
+  const AppProfile& q = plain.apps[0];
+  EXPECT_NEAR(p.mean[0][100], q.mean[0][100], 0.01f);
+  // Bin 100 is a 0.97 sample every day: the maximum 291, the average 97.
+  EXPECT_NEAR(p.high[0][100], 291.0f, 0.01f);
+  EXPECT_NEAR(q.high[0][100], 97.0f, 0.01f);
+  EXPECT_NEAR(p.peak[0], 315.0f, 0.01f);
+  EXPECT_GE(p.recommended[0], 315.0 * 1.2);
+  EXPECT_LT(q.recommended[0], 140.0);
+  // Memory had no maximum given: its curves and advice are the averages'.
+  EXPECT_EQ(p.high[1][100], q.high[1][100]);
+  EXPECT_EQ(p.recommended[1], q.recommended[1]);
+}
+
 TEST(ProfilerTest, CurvesFollowTheShapeAndIgnoreAnOutlierDay) {
   Profiler profiler;
   // One replica, flat 1000m except a daily peak of 3000m at 12:00-13:00; day 3 doubles everything.

@@ -25,6 +25,9 @@ TEST(ProfileFileTest, SaveAndLoadRoundTrip) {
   params.anomalies_per_kind = 1;
   Profiler profiler;
   profiler.SetRequest("daytime-000", {4000, 8e9, 1e8, 1e8, 0});
+  // A memory limit far too low and a tiny fleet: both bounds are saved with what was needed.
+  profiler.SetLimit("daytime-000", {0, 1e6, 0, 0, 0});
+  profiler.SetLargestNode({100, 0, 0, 0, 0});
   testing::GenerateSyntheticHistory(
       params,
       [&](int64_t t, const std::string& app, const std::string& container,
@@ -51,7 +54,12 @@ TEST(ProfileFileTest, SaveAndLoadRoundTrip) {
       EXPECT_FLOAT_EQ(a->high[d][bin], b->high[d][bin]);
     }
     EXPECT_NEAR(a->recommended[d], b->recommended[d], 1e-6 * b->recommended[d]);
+    EXPECT_EQ(a->bound[d], b->bound[d]);
+    EXPECT_NEAR(a->needed[d], b->needed[d], 1e-6 * b->needed[d]);
   }
+  EXPECT_EQ(a->bound[static_cast<int>(Dim::kCpu)], AdviceBound::kNode);
+  EXPECT_EQ(a->bound[static_cast<int>(Dim::kMemory)], AdviceBound::kLimit);
+  EXPECT_EQ(a->bound[static_cast<int>(Dim::kDisk)], AdviceBound::kNone);
   EXPECT_EQ(a->mean[static_cast<int>(Dim::kGpu)].bins(), loaded.bins);
   ASSERT_NE(loaded.Find("night-001"), nullptr);
   EXPECT_FALSE(loaded.Find("night-001")->has_request);

@@ -255,6 +255,18 @@ TEST(Google2019Test, ReadsOneReplica) {
   EXPECT_NEAR(s.limit[kCpu], 0.03644, 1e-5);
   EXPECT_NEAR(s.values[kCpu].front(), 0.0226746, 1e-6);
   EXPECT_NEAR(s.values[kMemory].front(), 0.0071716, 1e-6);
+  // The window's maxima, which the average hides: never below it, and above it somewhere.
+  ASSERT_EQ(s.window_max[kCpu].size(), s.times.size());
+  ASSERT_EQ(s.window_max[kMemory].size(), s.times.size());
+  EXPECT_TRUE(s.window_max[static_cast<int>(Dim::kDisk)].empty());
+  bool above = false;
+  for (size_t i = 0; i < s.times.size(); ++i) {
+    ASSERT_GE(s.window_max[kCpu][i], s.values[kCpu][i]);
+    ASSERT_GE(s.window_max[kMemory][i], s.values[kMemory][i]);
+    above = above || s.window_max[kCpu][i] > 1.5f * s.values[kCpu][i];
+  }
+  EXPECT_TRUE(above);
+  EXPECT_EQ(s.largest_node[kCpu], 1.0);
 }
 
 TEST(Google2019Test, ReadsJobFolders) {
