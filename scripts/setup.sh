@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libyaml-cpp-dev libsqlite3-dev libeigen3-dev
   etcd-server etcd-client iproute2 curl jq
   clang-format clang-tidy
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,6 @@
 // health warnings; --out writes the profiles for `archimedes simulate --profiles`.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "profile/profile.h"
 #include "profile/profiler.h"
 #include "trace/native_format.h"
+#include "trace/output_file.h"
 #include "trace/profile_file.h"
 #include "trace/requests_csv.h"
 #include "trace/trace_error.h"
@@ -218,14 +218,15 @@ void WriteReport(const ProfileSet& set, const std::string& path) {
                                   {"lead_time_s", w.lead_time_s},
                                   {"detail", w.detail}});
   }
-  std::ofstream out(path);
-  if (!out) throw TraceError(path, 0, "cannot create file");
-  out << report.dump(2) << '\n';
+  WriteJsonFile(path, report);
 }
 
 void Run(const ProfileArgs& args) {
   if (args.histories.empty() && args.traces.empty()) {
     throw CLI::ValidationError("profile", "give --history FILE or --trace SPEC");
+  }
+  for (const std::string& path : {args.out, args.json}) {
+    if (!path.empty()) CheckWritable(path);
   }
   ProfileOptions options;
   options.bins = args.bins;

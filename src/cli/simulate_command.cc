@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -11,7 +10,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "engine/policy.h"
+#include "model/duration.h"
+#include "model/limits.h"
 #include "profile/profile.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
@@ -20,7 +22,7 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
-#include "model/duration.h"
+#include "trace/output_file.h"
 #include "trace/profile_file.h"
 
 namespace archimedes::cli {
@@ -92,6 +94,10 @@ int Run(const SimulateArgs& args) {
     }
     SetGeneratorParam(request.generator, kv.substr(0, eq), kv.substr(eq + 1));
   }
+  // An output that cannot be written fails now, not after the whole run.
+  for (const std::string& path : {args.json_path, args.sla_report_path}) {
+    if (!path.empty()) CheckWritable(path);
+  }
   std::vector<std::string> rejected_jobs;
   Scenario scenario = BuildScenario(request, &rejected_jobs);
   for (const std::string& why : rejected_jobs) std::cerr << "archimedes: rejected " << why << "\n";
@@ -157,11 +163,9 @@ int Run(const SimulateArgs& args) {
     }
     results.push_back({name, metrics});
   }
-  if (recorder) recorder->Flush();
+  if (recorder) recorder->Commit();
   if (!args.sla_report_path.empty()) {
-    std::ofstream out(args.sla_report_path);
-    if (!out) throw std::runtime_error("cannot write " + args.sla_report_path);
-    out << SlaReportJson(sla_records).dump(1) << "\n";
+    WriteJsonFile(args.sla_report_path, SlaReportJson(sla_records), 1);
   }
   std::cout << FormatTable(described, results);
   std::vector<ShrinkResult> shrunk;
@@ -182,11 +186,10 @@ int Run(const SimulateArgs& args) {
     std::cout << FormatShrinkTable(shrunk);
   }
   if (!args.json_path.empty()) {
-    std::ofstream out(args.json_path);
-    if (!out) throw std::runtime_error("cannot write " + args.json_path);
     nlohmann::json doc = ToJson(described, results);
+    doc["report"] = ReportFormatJson(ARCHIMEDES_VERSION, ARCHIMEDES_COMMIT);
     if (args.shrink) doc["shrink"] = ShrinkToJson(shrunk);
-    out << doc.dump(2) << "\n";
+    WriteJsonFile(args.json_path, doc);
   }
   return 0;
 }
@@ -204,9 +207,9 @@ void AddSimulateCommand(CLI::App& app) {
         return all;
       }() + ")");
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, kMaxNodes));
   cmd->add_option("--days", args->days, "Simulated days, the first of which is warm-up")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, kMaxDays));
   cmd->add_option("--seed", args->seed, "Seed of the workload and of tie-breaking");
   cmd->add_option("--trace", args->trace,
                   "Replay one real trace (a file or folder of ../shared/traces)");
@@ -222,6 +225,7 @@ void AddSimulateCommand(CLI::App& app) {
                 "surge_duration, surge_factor)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
+      ->check(CLI::Range(int64_t{0}, kMaxDurationSeconds))
       ->capture_default_str();
   cmd->add_flag("--shrink", args->shrink,
                 "Then, per policy, bisect the fewest nodes (cut from the same fleet, node types "

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/duration.h"
+#include "model/limits.h"
 
 namespace archimedes {
 
@@ -58,27 +59,42 @@ std::string ValidateJob(const BatchJob& job) {
     return "submit is " + FormatDuration(job.submit_time) +
            "; times count from the start of the scenario and must not be negative";
   }
+  if (job.submit_time > kMaxDurationSeconds) {
+    return "submit is " + FormatDuration(job.submit_time) + "; the limit is " +
+           FormatDuration(kMaxDurationSeconds);
+  }
   if (job.tasks < 1) {
     return "tasks is " + std::to_string(job.tasks) + "; a job needs at least one task";
+  }
+  if (job.tasks > kMaxTasks) {
+    return "tasks is " + std::to_string(job.tasks) + "; the limit is " + std::to_string(kMaxTasks);
   }
   if (job.task_requests.IsZero()) return "requests is empty; a task must request some resource";
   if (job.task_requests.AnyNegative()) {
     return "requests has a negative amount: " + ToString(job.task_requests);
   }
-  if (job.duration_estimate_s <= 0) {
+  for (Dim d : kAllDims) {
+    if (job.task_requests[d] > kMaxResourceAmount) {
+      return "requests " + std::string(DimName(d)) + " is above the limit of " +
+             std::to_string(kMaxResourceAmount) + " canonical units";
+    }
+  }
+  if (job.duration_estimate_s <= 0 || job.duration_estimate_s > kMaxDurationSeconds) {
     return "duration_estimate is " + FormatDuration(job.duration_estimate_s) +
-           "; it must be positive";
+           "; it must be positive and at most " + FormatDuration(kMaxDurationSeconds);
   }
-  if (job.duration_s <= 0) {
-    return "duration is " + FormatDuration(job.duration_s) + "; it must be positive";
+  if (job.duration_s <= 0 || job.duration_s > kMaxDurationSeconds) {
+    return "duration is " + FormatDuration(job.duration_s) + "; it must be positive and at most " +
+           FormatDuration(kMaxDurationSeconds);
   }
-  if (!std::isfinite(job.utilization) || job.utilization < 0) {
+  if (!std::isfinite(job.utilization) || job.utilization < 0 || job.utilization > kMaxUtilization) {
     return "utilization is " + std::to_string(job.utilization) +
-           "; it must be a share of the CPU request, 0 or more";
+           "; it must be a share of the CPU request in [0, " +
+           std::to_string(static_cast<int>(kMaxUtilization)) + "]";
   }
-  if (job.delay_tolerance_s < 0) {
+  if (job.delay_tolerance_s < 0 || job.delay_tolerance_s > kMaxDurationSeconds) {
     return "delay_tolerance is " + FormatDuration(job.delay_tolerance_s) +
-           "; it must not be negative";
+           "; it must not be negative nor above " + FormatDuration(kMaxDurationSeconds);
   }
   return "";
 }
