@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "model/duration.h"
 #include "model/limits.h"
@@ -79,22 +80,29 @@ std::string ValidateJob(const BatchJob& job) {
              std::to_string(kMaxResourceAmount) + " canonical units";
     }
   }
-  if (job.duration_estimate_s <= 0 || job.duration_estimate_s > kMaxDurationSeconds) {
+  if (job.duration_estimate_s <= 0) {
     return "duration_estimate is " + FormatDuration(job.duration_estimate_s) +
-           "; it must be positive and at most " + FormatDuration(kMaxDurationSeconds);
+           "; it must be positive";
   }
-  if (job.duration_s <= 0 || job.duration_s > kMaxDurationSeconds) {
-    return "duration is " + FormatDuration(job.duration_s) + "; it must be positive and at most " +
-           FormatDuration(kMaxDurationSeconds);
+  if (job.duration_s <= 0) {
+    return "duration is " + FormatDuration(job.duration_s) + "; it must be positive";
   }
   if (!std::isfinite(job.utilization) || job.utilization < 0 || job.utilization > kMaxUtilization) {
     return "utilization is " + std::to_string(job.utilization) +
            "; it must be a share of the CPU request in [0, " +
            std::to_string(static_cast<int>(kMaxUtilization)) + "]";
   }
-  if (job.delay_tolerance_s < 0 || job.delay_tolerance_s > kMaxDurationSeconds) {
+  if (job.delay_tolerance_s < 0) {
     return "delay_tolerance is " + FormatDuration(job.delay_tolerance_s) +
-           "; it must not be negative nor above " + FormatDuration(kMaxDurationSeconds);
+           "; it must not be negative";
+  }
+  for (const auto& [field, seconds] : {std::pair{"duration_estimate", job.duration_estimate_s},
+                                       {"duration", job.duration_s},
+                                       {"delay_tolerance", job.delay_tolerance_s}}) {
+    if (seconds > kMaxDurationSeconds) {
+      return std::string(field) + " is " + FormatDuration(seconds) + "; the limit is " +
+             FormatDuration(kMaxDurationSeconds);
+    }
   }
   return "";
 }
