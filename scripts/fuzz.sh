@@ -2,12 +2,12 @@
 # Fuzzes every input format the project reads. Builds the libFuzzer targets of fuzz/ with clang
 # under AddressSanitizer and UBSan (FUZZ_BUILD_DIR, default build-fuzz/), seeds each corpus from
 # examples/ and small slices of ../shared (cut here, never committed), replays the crash inputs
-# kept in fuzz/regressions/<target>/, then runs every target for FUZZ_SECONDS (default 25), as
+# kept in fuzz/regressions/<target>/, then runs every target for FUZZ_SECONDS (default 20), as
 # many at a time as there are cores. A crash, a timeout (an input taking over 10 s) or running out
 # of memory fails the script; the input is copied to fuzz/regressions/<target>/ to be committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-25}
+seconds=${FUZZ_SECONDS:-20}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 shared=${ARCHIMEDES_SHARED_DIR:-../shared}
 traces=$shared/traces
@@ -39,7 +39,11 @@ text() {
 for q in 0 500m 4Gi 1.5 10G 1e3 -2 0.000000001 8Ei 123456789012345678901234567890 1.5e-3m; do
   text quantity_fuzz "q-$q" "$q"
 done
-seed quantity_fuzz "$shared/k8s-fixtures/quantity-vectors.csv" 40
+if [ -f "$shared/k8s-fixtures/quantity-vectors.csv" ]; then
+  n=0
+  tail -n +2 "$shared/k8s-fixtures/quantity-vectors.csv" | head -n 60 | cut -d, -f1 |
+    while IFS= read -r q; do n=$((n + 1)); text quantity_fuzz "vector-$n" "$q"; done
+fi
 seed scenario_fuzz examples/small-scenario.json
 seed jobs_fuzz examples/jobs.json
 text usage_history_fuzz history.csv \
