@@ -25,8 +25,9 @@ declare -A runs=(
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(small default-seed1 default-seed2 default-seed3 surge-seed6 real gpu2023 faults)
 
-# Timings are measured, not simulated: they differ run to run and are left out.
-strip='del(.. | objects | .wall_seconds?) '
+# Timings are measured, not simulated: they differ run to run and are left out, as is the report
+# object (format, tool version and commit, units), which says what the document is, not a figure.
+strip='del(.report) | del(.. | objects | .wall_seconds?) '
 strip+='| walk(if type == "object" then with_entries(if (.key | test("latency_us$")) '
 strip+='then .value |= del(.p50, .p99) else . end) else . end)'
 

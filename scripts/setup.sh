@@ -8,6 +8,7 @@ packages=(
   etcd-server etcd-client iproute2 curl jq
   clang-format clang-tidy
   chromium nodejs  # the HTML reports' browser tests (tests/report/)
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

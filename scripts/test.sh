@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite: the GoogleTest suites through
 # CTest (real etcd and HTTP servers on loopback included), the MAGI fault test with real processes
-# in network namespaces, and, unless SKIP_SANITIZERS=1, the unit suites again under
-# AddressSanitizer and UBSan.
+# in network namespaces, and, unless SKIP_SANITIZERS=1, everything that runs again under
+# sanitizers: every suite (the command's CLI tests included) and the MAGI fault test under
+# AddressSanitizer and UBSan, the MAGI member's suite under ThreadSanitizer, and the fuzzers of
+# every input format (scripts/fuzz.sh). In CI (CI=true) a test whose inputs (../shared, etcd) are
+# missing fails instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,4 +15,9 @@ bash scripts/magi_fault_test.sh build/archimedes
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   BUILD_DIR=build-asan bash scripts/build.sh -DARCHIMEDES_SANITIZE=ON -DARCHIMEDES_BUILD_BENCH=OFF
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 900
+  bash scripts/magi_fault_test.sh build-asan/archimedes
+  cmake -S . -B build-tsan -G Ninja -DARCHIMEDES_TSAN=ON -DARCHIMEDES_BUILD_BENCH=OFF >/dev/null
+  ninja -C build-tsan -j "$(nproc)" magi_test
+  TSAN_OPTIONS=halt_on_error=1 build-tsan/magi_test
+  bash scripts/fuzz.sh
 fi

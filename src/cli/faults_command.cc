@@ -1,7 +1,6 @@
 // `archimedes faults`: MAGI against a single-observer node controller on one fleet, one placement
 // and one fault timeline, side by side (docs/faults.md).
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -9,9 +8,11 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "model/limits.h"
 #include "sim/fault_scenario.h"
 #include "sim/fault_sim.h"
 #include "sim/generator.h"
+#include "trace/output_file.h"
 
 namespace archimedes::cli {
 namespace {
@@ -47,11 +48,8 @@ int Run(FaultsArgs args) {
                                         ? GenerateFaults(scenario.nodes, args.sim.magi.member_pods,
                                                          args.rates, args.sim.duration_s, args.seed)
                                         : ReadFaultsFile(args.faults_path, scenario.nodes);
-  if (!args.write_faults_path.empty()) {
-    std::ofstream out(args.write_faults_path);
-    if (!out) throw std::runtime_error("cannot write " + args.write_faults_path);
-    out << FaultsToJson(faults).dump(2) << "\n";
-  }
+  if (!args.write_faults_path.empty()) WriteJsonFile(args.write_faults_path, FaultsToJson(faults));
+  if (!args.json_path.empty()) CheckWritable(args.json_path);
 
   ProgressLine progress(ProgressModeFor(args.quiet), "faults");
   int64_t begun = 0;  // faults under way or over
@@ -71,11 +69,7 @@ int Run(FaultsArgs args) {
               << " service replicas found no node and are left out\n";
   }
   std::cout << FormatFaultTable(result);
-  if (!args.json_path.empty()) {
-    std::ofstream out(args.json_path);
-    if (!out) throw std::runtime_error("cannot write " + args.json_path);
-    out << FaultSimToJson(result).dump(2) << "\n";
-  }
+  if (!args.json_path.empty()) WriteJsonFile(args.json_path, FaultSimToJson(result));
   return 0;
 }
 
@@ -88,10 +82,10 @@ void AddFaultsCommand(CLI::App& app) {
                          "Node failures and partial network faults: MAGI versus a single-observer "
                          "node controller, side by side");
   cmd->add_option("--nodes", args->nodes, "Fleet size (generated fleet with zones and PODs)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, kMaxNodes))
       ->capture_default_str();
   cmd->add_option("--days", args->days, "Simulated days")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, kMaxDays))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the fleet, the services and the random faults")
       ->capture_default_str();

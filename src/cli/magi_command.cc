@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "cli/commands.h"
@@ -76,7 +78,15 @@ void ServeHealth(const MagiOptions& o) {
     throw std::invalid_argument("--serve-health \"" + o.serve_health + "\" is not HOST:PORT");
   }
   const std::string host = o.serve_health.substr(0, colon);
-  const int port = std::stoi(o.serve_health.substr(colon + 1));
+  // Parsed here with its range: an int would be cut to 16 bits by the server and listen elsewhere.
+  const std::string_view port_text = std::string_view(o.serve_health).substr(colon + 1);
+  int port = 0;
+  const auto [end, error] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (error != std::errc() || port < 1 || port > 65535) {
+    throw std::invalid_argument("--serve-health \"" + o.serve_health + "\": port " +
+                                std::string(port_text) + " is outside [1, 65535]");
+  }
   const std::string name = o.name.empty() ? o.serve_health : o.name;
   httplib::Server server;
   server.Get("/healthz", [&name](const httplib::Request&, httplib::Response& res) {

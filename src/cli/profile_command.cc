@@ -3,7 +3,6 @@
 // health warnings; --out writes the profiles for `archimedes simulate --profiles`.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +20,7 @@
 #include "profile/profile.h"
 #include "profile/profiler.h"
 #include "trace/native_format.h"
+#include "trace/output_file.h"
 #include "trace/profile_file.h"
 #include "trace/requests_csv.h"
 #include "trace/trace_error.h"
@@ -360,9 +360,7 @@ void WriteReport(const ProfileSet& set, const std::optional<BacktestScore>& back
                                   {"detail", w.detail}});
   }
   if (backtest) report["backtest"] = BacktestJson(*backtest);
-  std::ofstream out(path);
-  if (!out) throw TraceError(path, 0, "cannot create file");
-  out << report.dump(2) << '\n';
+  WriteJsonFile(path, report);
 }
 
 // The usage of the containers the first warnings name, read again from the inputs: the profiler
@@ -405,6 +403,9 @@ WarningTrends ReadWarningTrends(const ProfileSet& set, const ProfileArgs& args) 
 void Run(const ProfileArgs& args) {
   if (args.histories.empty() && args.traces.empty()) {
     throw CLI::ValidationError("profile", "give --history FILE or --trace SPEC");
+  }
+  for (const std::string& path : {args.out, args.json, args.report}) {
+    if (!path.empty()) CheckWritable(path);
   }
   ProfileOptions options;
   options.bins = args.bins;
@@ -469,9 +470,7 @@ void Run(const ProfileArgs& args) {
             std::to_string(profiler.samples()) + " samples" +
             (set.normalized ? " (normalised units: shares as the trace gives them)" : ""),
         ReadWarningTrends(set, args));
-    std::ofstream out(args.report);
-    if (!out) throw TraceError(args.report, 0, "cannot create file");
-    out << page;
+    WriteFileAtomically(args.report, page);
   }
 }
 

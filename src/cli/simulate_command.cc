@@ -1,6 +1,5 @@
 // `archimedes simulate`: replays one workload under several policies and prints them side by side.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,8 +9,10 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/version.h"
 #include "engine/policy.h"
 #include "model/duration.h"
+#include "model/limits.h"
 #include "profile/profile.h"
 #include "sim/html_report.h"
 #include "sim/parallel_map.h"
@@ -22,6 +23,7 @@
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
 #include "sim/warmup_profiles.h"
+#include "trace/output_file.h"
 #include "trace/profile_file.h"
 
 namespace archimedes::cli {
@@ -91,6 +93,10 @@ int Run(const SimulateArgs& args) {
       throw std::invalid_argument("--set expects key=value, got \"" + kv + "\"");
     }
     SetGeneratorParam(request.generator, kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  // An output that cannot be written fails now, not after the whole run.
+  for (const std::string& path : {args.json_path, args.sla_report_path, args.report_path}) {
+    if (!path.empty()) CheckWritable(path);
   }
   std::vector<std::string> rejected_jobs;
   Scenario scenario = BuildScenario(request, &rejected_jobs);
@@ -184,11 +190,9 @@ int Run(const SimulateArgs& args) {
       sla_records.emplace_back(policies[i], std::move(run.contracts));
     }
   }
-  if (recorder) recorder->Flush();
+  if (recorder) recorder->Commit();
   if (!args.sla_report_path.empty()) {
-    std::ofstream out(args.sla_report_path);
-    if (!out) throw std::runtime_error("cannot write " + args.sla_report_path);
-    out << SlaReportJson(sla_records).dump(1) << "\n";
+    WriteJsonFile(args.sla_report_path, SlaReportJson(sla_records), 1);
   }
   std::cout << FormatTable(described, results);
   std::vector<ShrinkResult> shrunk;
@@ -209,16 +213,13 @@ int Run(const SimulateArgs& args) {
     std::cout << FormatShrinkTable(shrunk);
   }
   if (!args.report_path.empty()) {
-    std::ofstream out(args.report_path);
-    if (!out) throw std::runtime_error("cannot write " + args.report_path);
-    out << FormatHtmlReport(described, reported);
+    WriteFileAtomically(args.report_path, FormatHtmlReport(described, reported));
   }
   if (!args.json_path.empty()) {
-    std::ofstream out(args.json_path);
-    if (!out) throw std::runtime_error("cannot write " + args.json_path);
     nlohmann::json doc = ToJson(described, results);
+    doc["report"] = ReportFormatJson(ARCHIMEDES_VERSION, ARCHIMEDES_COMMIT);
     if (args.shrink) doc["shrink"] = ShrinkToJson(shrunk);
-    out << doc.dump(2) << "\n";
+    WriteJsonFile(args.json_path, doc);
   }
   return 0;
 }
@@ -236,9 +237,9 @@ void AddSimulateCommand(CLI::App& app) {
         return all;
       }() + ")");
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, kMaxNodes));
   cmd->add_option("--days", args->days, "Simulated days, the first of which is warm-up")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, kMaxDays));
   cmd->add_option("--seed", args->seed, "Seed of the workload and of tie-breaking");
   cmd->add_option("--trace", args->trace,
                   "Replay one real trace (a file or folder of ../shared/traces)");
@@ -254,6 +255,7 @@ void AddSimulateCommand(CLI::App& app) {
                 "surge_duration, surge_factor)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
+      ->check(CLI::Range(int64_t{0}, kMaxDurationSeconds))
       ->capture_default_str();
   cmd->add_flag("--shrink", args->shrink,
                 "Then, per policy, bisect the fewest nodes (cut from the same fleet, node types "

@@ -1,6 +1,8 @@
 #include "magi/member.h"
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -39,7 +41,13 @@ std::vector<Member> ParseMembers(const std::string& text) {
       throw std::invalid_argument("members \"" + text + "\": item \"" + item +
                                   "\" is not ID=POD (e.g. 1=pod-a)");
     }
-    members.push_back(Member{std::stoi(item.substr(0, eq)), item.substr(eq + 1)});
+    int id = 0;
+    const auto [end_of_id, error] = std::from_chars(item.data(), item.data() + eq, id);
+    if (error != std::errc() || id < 1) {
+      throw std::invalid_argument("members \"" + text + "\": id " + item.substr(0, eq) +
+                                  " is outside [1, " + std::to_string(INT_MAX) + "]");
+    }
+    members.push_back(Member{id, item.substr(eq + 1)});
     start = end + 1;
   }
   return members;

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "model/limits.h"
+
 namespace archimedes {
 namespace {
 
@@ -200,6 +202,19 @@ std::string Quantity::ToDecimalString() const {
 
 int64_t ParseMilli(std::string_view text) { return Quantity::Parse(text).MilliValue(); }
 int64_t ParseUnits(std::string_view text) { return Quantity::Parse(text).Value(); }
+
+int64_t ParseResourceAmount(Dim dim, std::string_view text) {
+  const Quantity q = Quantity::Parse(text);
+  if (q.nano() < 0) Fail(text, "a resource amount must not be negative");
+  const bool milli = dim == Dim::kCpu || dim == Dim::kGpu;
+  const int64_t amount = milli ? q.MilliValue() : q.Value();
+  if (amount > kMaxResourceAmount) {
+    Fail(text, std::string(DimName(dim)) + " is above the limit of " +
+                   (milli ? FormatMilli(kMaxResourceAmount) : FormatBytes(kMaxResourceAmount)) +
+                   " (model/limits.h)");
+  }
+  return amount;
+}
 
 std::string FormatMilli(int64_t milli) {
   if (milli % 1000 == 0) return std::to_string(milli / 1000);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/resources.h"
+
 namespace archimedes {
 
 class QuantityError : public std::invalid_argument {
@@ -43,6 +45,12 @@ class Quantity {
 // units (bytes, …) for the rest. Throw QuantityError.
 int64_t ParseMilli(std::string_view text);
 int64_t ParseUnits(std::string_view text);
+
+// A resource amount of `dim` in canonical units (model/resources.h) from a quantity: "2" is two
+// cores for cpu and two devices for gpu, and two bytes (per second) for the others. Throws
+// QuantityError for a negative amount or one above kMaxResourceAmount (model/limits.h), naming the
+// text and the limit.
+int64_t ParseResourceAmount(Dim dim, std::string_view text);
 
 // Kubernetes-style formatting of canonical units: FormatMilli(2500) == "2500m",
 // FormatMilli(3000) == "3", FormatBytes(4294967296) == "4Gi", FormatBytes(1500) == "1500".

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "model/duration.h"
+#include "model/limits.h"
 
 namespace archimedes {
 
@@ -58,12 +60,25 @@ std::string ValidateJob(const BatchJob& job) {
     return "submit is " + FormatDuration(job.submit_time) +
            "; times count from the start of the scenario and must not be negative";
   }
+  if (job.submit_time > kMaxDurationSeconds) {
+    return "submit is " + FormatDuration(job.submit_time) + "; the limit is " +
+           FormatDuration(kMaxDurationSeconds);
+  }
   if (job.tasks < 1) {
     return "tasks is " + std::to_string(job.tasks) + "; a job needs at least one task";
+  }
+  if (job.tasks > kMaxTasks) {
+    return "tasks is " + std::to_string(job.tasks) + "; the limit is " + std::to_string(kMaxTasks);
   }
   if (job.task_requests.IsZero()) return "requests is empty; a task must request some resource";
   if (job.task_requests.AnyNegative()) {
     return "requests has a negative amount: " + ToString(job.task_requests);
+  }
+  for (Dim d : kAllDims) {
+    if (job.task_requests[d] > kMaxResourceAmount) {
+      return "requests " + std::string(DimName(d)) + " is above the limit of " +
+             std::to_string(kMaxResourceAmount) + " canonical units";
+    }
   }
   if (job.duration_estimate_s <= 0) {
     return "duration_estimate is " + FormatDuration(job.duration_estimate_s) +
@@ -72,13 +87,22 @@ std::string ValidateJob(const BatchJob& job) {
   if (job.duration_s <= 0) {
     return "duration is " + FormatDuration(job.duration_s) + "; it must be positive";
   }
-  if (!std::isfinite(job.utilization) || job.utilization < 0) {
+  if (!std::isfinite(job.utilization) || job.utilization < 0 || job.utilization > kMaxUtilization) {
     return "utilization is " + std::to_string(job.utilization) +
-           "; it must be a share of the CPU request, 0 or more";
+           "; it must be a share of the CPU request in [0, " +
+           std::to_string(static_cast<int>(kMaxUtilization)) + "]";
   }
   if (job.delay_tolerance_s < 0) {
     return "delay_tolerance is " + FormatDuration(job.delay_tolerance_s) +
            "; it must not be negative";
+  }
+  for (const auto& [field, seconds] : {std::pair{"duration_estimate", job.duration_estimate_s},
+                                       {"duration", job.duration_s},
+                                       {"delay_tolerance", job.delay_tolerance_s}}) {
+    if (seconds > kMaxDurationSeconds) {
+      return std::string(field) + " is " + FormatDuration(seconds) + "; the limit is " +
+             FormatDuration(kMaxDurationSeconds);
+    }
   }
   return "";
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "model/duration.h"
+#include "model/limits.h"
 #include "model/random.h"
 #include "trace/json_reader.h"
 
@@ -39,16 +40,18 @@ Fault ReadFault(const JsonValue& v, const std::set<std::string>& nodes,
   }
   f.kind = *parsed;
   const std::string_view kind_name = FaultKindName(f.kind);
-  f.at = o.Require("at").Duration(0);
-  if (std::optional<JsonValue> duration = o.Find("duration")) f.duration = duration->Duration(1);
+  f.at = o.Require("at").Duration(0, kMaxDurationSeconds);
+  if (std::optional<JsonValue> duration = o.Find("duration")) {
+    f.duration = duration->Duration(1, kMaxDurationSeconds);
+  }
   if (f.kind == FaultKind::kFlap) {
     const JsonValue link = o.Require("link");
     std::optional<FlapLink> l = ParseFlapLink(link.String());
     if (!l) link.Fail("unknown link " + Quoted(link.String()) + "; expected api, pod or node");
     f.link = *l;
-    f.period = o.Require("period").Duration(2);
+    f.period = o.Require("period").Duration(2, kMaxDurationSeconds);
     const JsonValue down = o.Require("down");
-    f.down = down.Duration(1);
+    f.down = down.Duration(1, kMaxDurationSeconds);
     if (f.down >= f.period) {
       down.Fail(FormatDuration(f.down) + " must be shorter than the period " +
                 FormatDuration(f.period));

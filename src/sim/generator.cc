@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "model/duration.h"
+#include "model/limits.h"
 #include "model/quantile.h"
 #include "model/quantity.h"
 #include "model/random.h"
@@ -249,9 +250,9 @@ std::vector<Param> BuildParamTable() {
   using P = GeneratorParams;
   auto field = []<typename T>(T P::*m) { return [m](P& p) -> T& { return p.*m; }; };
 
-  t.push_back(IntParam("nodes", "nodes", "fleet size", field(&P::nodes), 1, 10'000'000));
+  t.push_back(IntParam("nodes", "nodes", "fleet size", field(&P::nodes), 1, kMaxNodes));
   t.push_back(IntParam("days", "days", "horizon of the scenario (duration_s = days × 86400)",
-                       field(&P::days), 1, 3650));
+                       field(&P::days), 1, kMaxDays));
   t.push_back(
       {"seed", "", "random seed; the scenario is a pure function of the parameters",
        [](const P& p) { return std::to_string(p.seed); },
@@ -299,9 +300,9 @@ std::vector<Param> BuildParamTable() {
   t.push_back(DoubleParam("request_ratio_max", "ratio", "largest request ÷ p99 usage",
                           field(&P::request_ratio_max), 1, 1000));
   t.push_back(IntParam("replicas_min", "replicas", "fewest replicas (Pareto scale)",
-                       field(&P::replicas_min), 1, 1'000'000));
+                       field(&P::replicas_min), 1, kMaxReplicas));
   t.push_back(IntParam("replicas_max", "replicas", "most replicas (Pareto clamp)",
-                       field(&P::replicas_max), 1, 1'000'000));
+                       field(&P::replicas_max), 1, kMaxReplicas));
   t.push_back(DoubleParam("replicas_alpha", "", "Pareto tail index of replica counts",
                           field(&P::replicas_alpha), 0.1, 100));
   t.push_back(CpuParam("service_cpu_p99_median", "median p99 CPU usage of one replica (lognormal)",

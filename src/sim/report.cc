@@ -223,4 +223,44 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
   return {{"scenario", scenario}, {"policies", policies}};
 }
 
+nlohmann::json ReportFormatJson(const std::string& tool_version, const std::string& tool_commit) {
+  const std::string per_day = "core-hours per measured day";
+  const std::string share = "share in [0, 1]";
+  return {{"format", "archimedes-simulation-report"},
+          {"format_version", kReportFormatVersion},
+          {"tool", {{"name", "archimedes"}, {"version", tool_version}, {"commit", tool_commit}}},
+          {"units",
+           {{"scenario.service_cpu_request_share_at_start", "ratio of cpu requests to allocatable"},
+            {"scenario.days", "days"},
+            {"scenario.warmup_s", "seconds"},
+            {"policies.*.allocation_rate.*", "ratio of Σ requests to Σ capacity, time-averaged"},
+            {"policies.*.utilization.*", "ratio of Σ usage to Σ capacity, time-averaged"},
+            {"policies.*.fragmentation_rate", "share of free capacity, in [0, 1]"},
+            {"policies.*.hot_node_time", "share of node-time, in [0, 1]"},
+            {"policies.*.unplaced_replica_share", "share of desired replica-ticks, in [0, 1]"},
+            {"policies.*.peak_sum.*.cpu", "millicores"},
+            {"policies.*.peak_sum.*.memory", "bytes"},
+            {"policies.*.sla.services", share},
+            {"policies.*.sla.jobs", share},
+            {"policies.*.sla.all", share},
+            {"policies.*.batch.core_hours_per_day", per_day},
+            {"policies.*.batch.offered_core_hours_per_day", per_day},
+            {"policies.*.batch.lost_core_hours_per_day", per_day},
+            {"policies.*.batch.wait_p50_s", "seconds"},
+            {"policies.*.batch.wait_p99_s", "seconds"},
+            {"policies.*.batch.wait_tolerance_share_p50", "ratio of wait to delay tolerance"},
+            {"policies.*.batch.wait_tolerance_share_p99", "ratio of wait to delay tolerance"},
+            {"policies.*.batch.started_within_tolerance*", "share of jobs, in [0, 1]"},
+            {"policies.*.batch.tasks.*", "tasks"},
+            {"policies.*.disruption.*_per_1000_container_days", "events per 1,000 container-days"},
+            {"policies.*.latency_us.p50", "microseconds"},
+            {"policies.*.latency_us.p99", "microseconds"},
+            {"policies.*.planner_latency_us.p50", "microseconds"},
+            {"policies.*.planner_latency_us.p99", "microseconds"},
+            {"policies.*.replan_latency_us.p50", "microseconds"},
+            {"policies.*.replan_latency_us.p99", "microseconds"},
+            {"policies.*.measured_days", "days"},
+            {"policies.*.wall_seconds", "seconds"}}}};
+}
+
 }  // namespace archimedes

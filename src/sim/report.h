@@ -41,6 +41,13 @@ std::string FormatScenarioHeader(const nlohmann::json& scenario);
 std::string FormatTable(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);
 nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyResult>& results);
 
+// The JSON report's "report" object, which says what the document is: its format and format
+// version (raised on any change a reader must know of), the tool that wrote it (version and
+// commit), and the unit of every figure that has one, keyed by its path with `*` for a policy's
+// name or a dimension.
+inline constexpr int kReportFormatVersion = 1;
+nlohmann::json ReportFormatJson(const std::string& tool_version, const std::string& tool_commit);
+
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_SIM_REPORT_H_

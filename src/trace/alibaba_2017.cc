@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 
+#include "model/limits.h"
 #include "trace/alibaba_gpu_2023.h"
 #include "trace/csv_reader.h"
 
@@ -39,7 +39,7 @@ Alibaba2017Fleet ReadAlibaba2017ServerEvents(const std::string& path) {
   Alibaba2017Fleet fleet;
   while (csv.Next()) {
     csv.ExpectFields(7);
-    int64_t time = csv.Int(0, "timestamp");
+    const int64_t time = csv.Int(0, "timestamp", 0, kMaxDurationSeconds);
     int64_t machine = csv.Int(1, "machine_id");
     std::string_view type = csv.field(2);
     std::string name = "m" + std::to_string(machine);
@@ -96,23 +96,23 @@ Alibaba2017Batch ReadAlibaba2017BatchTasks(const std::string& path) {
   while (csv.Next()) {
     csv.ExpectFields(8);
     ++batch.rows;
-    int64_t create = csv.Int(0, "task_create_time");
-    int64_t end = csv.Int(1, "task_end_time");
+    // Times are seconds from the trace's start; tasks created before it have negative ones.
+    const int64_t create =
+        csv.Int(0, "task_create_time", -kMaxDurationSeconds, kMaxDurationSeconds);
+    const int64_t end = csv.Int(1, "task_end_time", -kMaxDurationSeconds, kMaxDurationSeconds);
     int64_t job_id = csv.Int(2, "job_id");
     int64_t task_id = csv.Int(3, "task_id");
-    int64_t instances = csv.Int(4, "number_of_instances");
     std::string_view status = Trim(csv.field(5));
-    std::optional<double> cpu = csv.OptionalDouble(6, "cpus_per_instance");
-    std::optional<double> memory = csv.OptionalDouble(7, "memory_per_instance");
-    if (instances < 1 || instances > std::numeric_limits<int>::max()) {
-      csv.Fail("number_of_instances out of range");
-    }
+    // cpus_per_instance is in hundredths of a core; a request beyond kMaxResourceAmount is a
+    // corrupt row (it would not even fit in int64 once in millicores).
+    const std::optional<double> cpu = csv.OptionalDouble(
+        6, "cpus_per_instance", 0,
+        static_cast<double>(kMaxResourceAmount) / static_cast<double>(kMilliPerTraceCpuUnit));
+    const std::optional<double> memory = csv.OptionalDouble(7, "memory_per_instance", 0, 1);
+    const int64_t instances = csv.Int(4, "number_of_instances", 1, kMaxTasks);
     if (status != "Terminated" && status != "Failed" && status != "Running" &&
         status != "Waiting") {
       csv.Fail("unknown status \"" + std::string(status) + "\"");
-    }
-    if ((cpu && *cpu < 0) || (memory && (*memory < 0 || *memory > 1))) {
-      csv.Fail("resource plan out of range");
     }
     if (status == "Waiting") {
       ++batch.skipped_waiting;

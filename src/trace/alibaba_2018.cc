@@ -16,9 +16,7 @@ constexpr int kDisk = static_cast<int>(Dim::kDisk);
 constexpr int kNetwork = static_cast<int>(Dim::kNetwork);
 
 double Percent(const CsvReader& csv, int i, std::string_view column) {
-  double v = csv.Double(i, column);
-  if (v < 0 || v > 100) csv.Fail("column " + std::string(column) + " outside 0-100");
-  return v;
+  return csv.Double(i, column, 0, 100);
 }
 
 }  // namespace

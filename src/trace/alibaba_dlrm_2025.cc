@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "model/limits.h"
 #include "trace/csv_reader.h"
 
 namespace archimedes {
@@ -23,16 +24,16 @@ const std::vector<std::string> kColumns = {"instance_sn",   "role",
                                            "creation_time", "scheduled_time",
                                            "deletion_time"};
 
-double NonNegative(const CsvReader& csv, int i, std::string_view column) {
-  double v = csv.Double(i, column);
-  if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
-  return v;
+// A request in the trace's unit (cores, GPUs, GiB, percent), non-negative and, in canonical units,
+// within kMaxResourceAmount.
+double Request(const CsvReader& csv, int i, std::string_view column, double canonical_per_unit) {
+  return csv.Double(i, column, 0, static_cast<double>(kMaxResourceAmount) / canonical_per_unit);
 }
 
 std::optional<int64_t> OptionalTime(const CsvReader& csv, int i, std::string_view column) {
-  std::optional<double> v = csv.OptionalDouble(i, column);
+  std::optional<double> v =
+      csv.OptionalDouble(i, column, 0, static_cast<double>(kMaxDurationSeconds));
   if (!v) return std::nullopt;
-  if (*v < 0) csv.Fail("column " + std::string(column) + " is negative");
   return std::llround(*v);
 }
 
@@ -50,6 +51,7 @@ std::vector<DlrmInstance> ReadAlibabaDlrm2025(const std::string& path) {
     }
   }
   std::vector<DlrmInstance> instances;
+  std::map<std::string, int64_t> line_of;  // instance_sn → its line
   while (csv.Next()) {
     csv.ExpectFields(columns);
     DlrmInstance in;
@@ -57,20 +59,23 @@ std::vector<DlrmInstance> ReadAlibabaDlrm2025(const std::string& path) {
     in.role = std::string(csv.field(1));
     in.app = std::string(csv.field(2));
     if (in.id.empty() || in.app.empty()) csv.Fail("instance_sn and app_name are required");
+    if (auto [it, added] = line_of.emplace(in.id, csv.line()); !added) {
+      csv.Fail("instance \"" + in.id + "\" appears twice (first on line " +
+               std::to_string(it->second) + ")");
+    }
     if (in.role != "CN" && in.role != "HN") csv.Fail("unknown role \"" + in.role + "\"");
-    double cpu = NonNegative(csv, 3, "cpu_request");
-    NonNegative(csv, 4, "cpu_limit");
-    double gpu = NonNegative(csv, 5, "gpu_request");
-    NonNegative(csv, 6, "gpu_limit");
-    double rdma = NonNegative(csv, 7, "rdma_request");
-    NonNegative(csv, 8, "rdma_limit");
-    double memory = NonNegative(csv, 9, "memory_request");
-    NonNegative(csv, 10, "memory_limit");
-    double disk = NonNegative(csv, 11, "disk_request");
-    NonNegative(csv, 12, "disk_limit");
-    int64_t max_per_node = csv.Int(13, "max_instance_per_node");
-    if (max_per_node == 0 || max_per_node < -1) csv.Fail("max_instance_per_node must be -1 or > 0");
-    if (rdma > 100) csv.Fail("rdma_request above 100 percent");
+    const double cpu = Request(csv, 3, "cpu_request", 1000);
+    Request(csv, 4, "cpu_limit", 1000);
+    const double gpu = Request(csv, 5, "gpu_request", 1000);
+    Request(csv, 6, "gpu_limit", 1000);
+    const double rdma = csv.Double(7, "rdma_request", 0, 100);
+    csv.Double(8, "rdma_limit", 0, 100);
+    const double memory = Request(csv, 9, "memory_request", kGiB);
+    Request(csv, 10, "memory_limit", kGiB);
+    const double disk = Request(csv, 11, "disk_request", kGiB);
+    Request(csv, 12, "disk_limit", kGiB);
+    const int64_t max_per_node = csv.Int(13, "max_instance_per_node", -1, kMaxReplicas);
+    if (max_per_node == 0) csv.Fail("max_instance_per_node must be -1 or > 0");
     in.requests = Resources::Of(std::llround(cpu * 1000), std::llround(memory * kGiB), 0, 0,
                                 std::llround(gpu * 1000));
     in.disk_request_bytes = std::llround(disk * kGiB);

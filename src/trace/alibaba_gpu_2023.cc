@@ -1,7 +1,9 @@
 #include "trace/alibaba_gpu_2023.h"
 
 #include <algorithm>
+#include <map>
 
+#include "model/limits.h"
 #include "trace/alibaba_2017.h"
 #include "trace/csv_reader.h"
 
@@ -15,16 +17,17 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int kServicePriority = 100;
 constexpr int kBurstablePriority = 50;
 
-int64_t NonNegative(const CsvReader& csv, int i, std::string_view column) {
-  int64_t v = csv.Int(i, column);
-  if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
-  return v;
-}
+// Trace times are seconds from the trace's start.
+constexpr int64_t kMaxTime = kMaxDurationSeconds;
 
 std::optional<int64_t> OptionalTime(const CsvReader& csv, int i, std::string_view column) {
-  std::optional<int64_t> v = csv.OptionalInt(i, column);
-  if (v && *v < 0) csv.Fail("column " + std::string(column) + " is negative");
-  return v;
+  return csv.OptionalInt(i, column, 0, kMaxTime);
+}
+
+int64_t CpuMilli(const CsvReader& csv) { return csv.Int(1, "cpu_milli", 0, kMaxResourceAmount); }
+
+int64_t MemoryBytes(const CsvReader& csv) {
+  return csv.Int(2, "memory_mib", 0, kMaxResourceAmount / kMiB) * kMiB;
 }
 
 }  // namespace
@@ -41,14 +44,18 @@ std::vector<Node> ReadAlibabaGpu2023Nodes(const std::string& path) {
   CsvReader csv(path);
   csv.ExpectHeader({"sn", "cpu_milli", "memory_mib", "gpu", "model"});
   std::vector<Node> nodes;
+  std::map<std::string, int64_t> line_of;  // node name → its line
   while (csv.Next()) {
     csv.ExpectFields(5);
     Node node;
     node.name = std::string(csv.field(0));
     if (node.name.empty()) csv.Fail("column sn is empty");
-    int64_t gpus = NonNegative(csv, 3, "gpu");
-    node.capacity = Resources::Of(NonNegative(csv, 1, "cpu_milli"),
-                                  NonNegative(csv, 2, "memory_mib") * kMiB, 0, 0, gpus * 1000);
+    if (auto [it, added] = line_of.emplace(node.name, csv.line()); !added) {
+      csv.Fail("node \"" + node.name + "\" appears twice (first on line " +
+               std::to_string(it->second) + ")");
+    }
+    const int64_t gpus = csv.Int(3, "gpu", 0, kMaxResourceAmount / 1000);
+    node.capacity = Resources::Of(CpuMilli(csv), MemoryBytes(csv), 0, 0, gpus * 1000);
     node.allocatable = node.capacity;
     if (gpus > 0) {
       if (csv.field(4).empty()) csv.Fail("GPU node without a model");
@@ -76,17 +83,20 @@ std::vector<Gpu2023Pod> ReadAlibabaGpu2023Pods(const std::string& path) {
     }
   }
   std::vector<Gpu2023Pod> pods;
+  std::map<std::string, int64_t> line_of;  // pod name → its line
   while (csv.Next()) {
     csv.ExpectFields(columns);
     Gpu2023Pod pod;
     pod.name = std::string(csv.field(0));
     if (pod.name.empty()) csv.Fail("column name is empty");
-    int64_t num_gpu = NonNegative(csv, 3, "num_gpu");
-    int64_t gpu_milli = NonNegative(csv, 4, "gpu_milli");
-    if (gpu_milli > 1000) csv.Fail("column gpu_milli is above 1000");
-    int64_t gpu = num_gpu == 1 ? gpu_milli : num_gpu * 1000;
-    pod.requests = Resources::Of(NonNegative(csv, 1, "cpu_milli"),
-                                 NonNegative(csv, 2, "memory_mib") * kMiB, 0, 0, gpu);
+    if (auto [it, added] = line_of.emplace(pod.name, csv.line()); !added) {
+      csv.Fail("pod \"" + pod.name + "\" appears twice (first on line " +
+               std::to_string(it->second) + ")");
+    }
+    const int64_t num_gpu = csv.Int(3, "num_gpu", 0, kMaxResourceAmount / 1000);
+    const int64_t gpu_milli = csv.Int(4, "gpu_milli", 0, 1000);
+    const int64_t gpu = num_gpu == 1 ? gpu_milli : num_gpu * 1000;
+    pod.requests = Resources::Of(CpuMilli(csv), MemoryBytes(csv), 0, 0, gpu);
     if (columns == 11) {
       pod.gpu_spec = std::string(csv.field(5));
       pod.qos = std::string(csv.field(6));

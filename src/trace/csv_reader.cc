@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <sstream>
 
 namespace archimedes {
 
@@ -12,6 +13,7 @@ CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
 bool CsvReader::Next() {
   while (std::getline(in_, raw_)) {
     ++line_;
+    row_ended_ = !in_.eof();
     if (!raw_.empty() && raw_.back() == '\r') raw_.pop_back();
     if (raw_.empty()) continue;
     fields_.clear();
@@ -73,45 +75,63 @@ std::string_view Trim(std::string_view s) {
 }
 }  // namespace
 
-std::optional<int64_t> CsvReader::OptionalInt(int i, std::string_view column) const {
+std::optional<int64_t> CsvReader::OptionalInt(int i, std::string_view column, int64_t min,
+                                              int64_t max) const {
   if (i >= size()) Fail("missing column " + std::string(column));
   std::string_view s = Trim(fields_[i]);
   if (s.empty()) return std::nullopt;
   int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) OutOfRange(column, s, min, max);
   if (ec != std::errc() || end != s.data() + s.size()) {
     // Integral columns are sometimes written as "12.0" by the tools that exported the traces.
-    std::optional<double> d = OptionalDouble(i, column);
-    if (*d != std::floor(*d)) {
+    const double d = *OptionalDouble(i, column);
+    if (d != std::floor(d)) {
       Fail("column " + std::string(column) + ": \"" + std::string(s) + "\" is not an integer");
     }
-    return static_cast<int64_t>(*d);
+    // Compared as doubles: a double of 2^63 or more does not convert to int64.
+    if (d < static_cast<double>(min) || d > static_cast<double>(max) || std::fabs(d) >= 0x1p63) {
+      OutOfRange(column, s, min, max);
+    }
+    v = static_cast<int64_t>(d);
   }
+  if (v < min || v > max) OutOfRange(column, s, min, max);
   return v;
 }
 
-std::optional<double> CsvReader::OptionalDouble(int i, std::string_view column) const {
+std::optional<double> CsvReader::OptionalDouble(int i, std::string_view column, double min,
+                                                double max) const {
   if (i >= size()) Fail("missing column " + std::string(column));
   std::string_view s = Trim(fields_[i]);
   if (s.empty()) return std::nullopt;
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) OutOfRange(column, s, min, max);
   if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
     Fail("column " + std::string(column) + ": \"" + std::string(s) + "\" is not a number");
   }
+  if (v < min || v > max) OutOfRange(column, s, min, max);
   return v;
 }
 
-int64_t CsvReader::Int(int i, std::string_view column) const {
-  std::optional<int64_t> v = OptionalInt(i, column);
+int64_t CsvReader::Int(int i, std::string_view column, int64_t min, int64_t max) const {
+  std::optional<int64_t> v = OptionalInt(i, column, min, max);
   if (!v) Fail("column " + std::string(column) + " is empty");
   return *v;
 }
 
-double CsvReader::Double(int i, std::string_view column) const {
-  std::optional<double> v = OptionalDouble(i, column);
+double CsvReader::Double(int i, std::string_view column, double min, double max) const {
+  std::optional<double> v = OptionalDouble(i, column, min, max);
   if (!v) Fail("column " + std::string(column) + " is empty");
   return *v;
+}
+
+template <typename T>
+void CsvReader::OutOfRange(std::string_view column, std::string_view text, T min, T max) const {
+  std::ostringstream range;
+  range << "[" << min << ", " << max << "]";
+  Fail("column " + std::string(column) + ": " + std::string(text) + " is outside the range " +
+       range.str());
 }
 
 }  // namespace archimedes

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@ namespace archimedes {
 
 class CsvReader {
  public:
+  static constexpr int64_t kMinInt = std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
+  static constexpr double kMinDouble = std::numeric_limits<double>::lowest();
+  static constexpr double kMaxDouble = std::numeric_limits<double>::max();
+
   // Throws TraceError when the file cannot be opened.
   explicit CsvReader(std::string path);
 
@@ -28,25 +34,38 @@ class CsvReader {
   int size() const { return static_cast<int>(fields_.size()); }
   std::string_view field(int i) const { return fields_[i]; }
 
+  // False for a last row with no line end after it: in a file its writer always ends with one, the
+  // sign of a file cut short (inside its last field, perhaps, where nothing else would show).
+  bool row_ended() const { return row_ended_; }
+
   // Throws TraceError unless the row has exactly `n` fields.
   void ExpectFields(int n) const;
   // Reads the header line and throws TraceError unless it names `columns`, in order.
   void ExpectHeader(const std::vector<std::string>& columns);
-  // Field `i` parsed as a number; throws TraceError naming the column on malformed or empty text.
-  int64_t Int(int i, std::string_view column) const;
-  double Double(int i, std::string_view column) const;
+  // Field `i` parsed as a number in [min, max]; throws TraceError naming the column on malformed
+  // or empty text, and the value and the range when it is outside ("column cpus: 1e+18 is outside
+  // [0, 7.03687e+13]"). A double is always finite.
+  int64_t Int(int i, std::string_view column, int64_t min = kMinInt, int64_t max = kMaxInt) const;
+  double Double(int i, std::string_view column, double min = kMinDouble,
+                double max = kMaxDouble) const;
   // As above, but an empty field gives nullopt.
-  std::optional<int64_t> OptionalInt(int i, std::string_view column) const;
-  std::optional<double> OptionalDouble(int i, std::string_view column) const;
+  std::optional<int64_t> OptionalInt(int i, std::string_view column, int64_t min = kMinInt,
+                                     int64_t max = kMaxInt) const;
+  std::optional<double> OptionalDouble(int i, std::string_view column, double min = kMinDouble,
+                                       double max = kMaxDouble) const;
 
   [[noreturn]] void Fail(const std::string& reason) const;
 
  private:
+  template <typename T>
+  [[noreturn]] void OutOfRange(std::string_view column, std::string_view text, T min, T max) const;
+
   std::string path_;
   std::ifstream in_;
   std::string raw_;
   std::vector<std::string> fields_;
   int64_t line_ = 0;
+  bool row_ended_ = true;
 };
 
 }  // namespace archimedes

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/curve.h"
+#include "model/limits.h"
 #include "trace/csv_reader.h"
 
 namespace archimedes {
@@ -65,15 +66,13 @@ void Append(const CsvReader& csv, UsageSeries& s, int64_t time) {
 }
 
 float Fraction(const CsvReader& csv, int i, std::string_view column) {
-  double v = csv.Double(i, column);
-  if (v < 0 || v > 100) csv.Fail("column " + std::string(column) + " outside 0-100");
-  return static_cast<float>(v / 100);
+  return static_cast<float>(csv.Double(i, column, 0, 100) / 100);
 }
 
+// A usage in the trace's own unit: non-negative and, as canonical units would be, within
+// kMaxResourceAmount.
 float NonNegative(const CsvReader& csv, int i, std::string_view column) {
-  double v = csv.Double(i, column);
-  if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
-  return static_cast<float>(v);
+  return static_cast<float>(csv.Double(i, column, 0, static_cast<double>(kMaxResourceAmount)));
 }
 
 }  // namespace

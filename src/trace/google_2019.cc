@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "model/limits.h"
 #include "trace/csv_reader.h"
 
 namespace archimedes {
@@ -20,10 +21,10 @@ constexpr int kMemoryLimit = 36;
 constexpr int kCpuLimit = 37;
 constexpr int64_t kMicrosPerSecond = 1'000'000;
 
+// A usage or a limit, normalised to the largest machine: non-negative and, as canonical units
+// would be, within kMaxResourceAmount.
 double NonNegative(const CsvReader& csv, int i, std::string_view column) {
-  double v = csv.Double(i, column);
-  if (v < 0) csv.Fail("column " + std::string(column) + " is negative");
-  return v;
+  return csv.Double(i, column, 0, static_cast<double>(kMaxResourceAmount));
 }
 
 }  // namespace
@@ -55,8 +56,7 @@ UsageSeries ReadGoogle2019Replica(const std::string& path) {
   series.largest_node[cpu] = series.largest_node[memory] = 1.0;
   while (csv.Next()) {
     csv.ExpectFields(kColumns);
-    int64_t micros = csv.Int(kTime, "time");
-    if (micros < 0) csv.Fail("column time is negative");
+    const int64_t micros = csv.Int(kTime, "time", 0, CsvReader::kMaxInt);
     if (series.times.empty()) {
       series.id = std::string(csv.field(kUniqueId));
       series.app = std::string(csv.field(kCollectionId));

@@ -38,6 +38,9 @@ int EditDistance(const std::string& a, const std::string& b) {
 
 // A key given twice in one object is as likely a mistake as an unknown one, but nlohmann keeps
 // only the last; this parser callback tracks the open objects and arrays to reject it with a path.
+// It also stops nesting deeper than kMaxJsonDepth while parsing: a value nested 100,000 deep parses
+// (nlohmann's parser keeps its own stack) but anything recursive over it afterwards, such as
+// printing it, would overflow the call stack.
 class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(const std::string& source) : source_(&source) {}
@@ -47,6 +50,10 @@ class DuplicateKeyCheck {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
         CountElement();
+        if (frames_.size() >= kMaxJsonDepth) {
+          throw JsonError(*source_, Path(),
+                          "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        }
         frames_.push_back({event == json::parse_event_t::array_start, -1, {}, {}});
         break;
       case json::parse_event_t::object_end:
@@ -147,7 +154,14 @@ JsonError JsonValue::Error(const std::string& problem) const {
 void JsonValue::Fail(const std::string& problem) const { throw Error(problem); }
 
 std::string JsonValue::Describe() const {
-  std::string text = json_->dump();
+  // A structured value is summarised, never printed: it may be large, and printing recurses.
+  if (json_->is_structured()) {
+    const size_t n = json_->size();
+    return json_->is_array()
+               ? "an array of " + std::to_string(n) + (n == 1 ? " element" : " elements")
+               : "an object of " + std::to_string(n) + (n == 1 ? " key" : " keys");
+  }
+  std::string text = json_->dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return std::string(json_->type_name()) + " " + text;
 }
@@ -231,7 +245,7 @@ std::vector<double> JsonValue::Numbers() const {
   return out;
 }
 
-int64_t JsonValue::Duration(int64_t min) const {
+int64_t JsonValue::Duration(int64_t min, int64_t max) const {
   int64_t v = 0;
   if (json_->is_string()) {
     try {
@@ -245,6 +259,7 @@ int64_t JsonValue::Duration(int64_t min) const {
     Fail("expected seconds or a duration such as \"5m\", got " + Describe());
   }
   if (v < min) Fail(FormatDuration(v) + " is below the minimum " + FormatDuration(min));
+  if (v > max) Fail(FormatDuration(v) + " is above the maximum " + FormatDuration(max));
   return v;
 }
 

@@ -43,8 +43,13 @@ class JsonError : public TraceError {
   std::string problem_;
 };
 
+// Objects and arrays may nest this deep in a document; no format of the project needs more than
+// six levels.
+inline constexpr size_t kMaxJsonDepth = 64;
+
 // The parsed document of a file. Throws TraceError when the file cannot be read or the JSON is
-// malformed (with the line, and the column in the message), JsonError for a duplicated key.
+// malformed (with the line, and the column in the message), JsonError for a duplicated key or for
+// nesting deeper than kMaxJsonDepth.
 nlohmann::json ReadJsonFile(const std::string& path);
 
 class JsonValue {
@@ -61,7 +66,8 @@ class JsonValue {
   JsonError Error(const std::string& problem) const;
   [[noreturn]] void Fail(const std::string& problem) const;
 
-  // The value's type and its text, cut to 40 characters: `number 5`, `string "5x"`.
+  // The value's type and its text, cut to 40 characters: `number 5`, `string "5x"`; an array or
+  // object by its size alone (`an array of 3 elements`).
   std::string Describe() const;
 
   // The member `key` of this object, whose value is `member`.
@@ -81,8 +87,10 @@ class JsonValue {
                 double max = std::numeric_limits<double>::infinity()) const;
   // An array of numbers, checked element by element.
   std::vector<double> Numbers() const;
-  // Whole seconds, or a duration string such as "90s" or "1h30m" (model/duration.h), ≥ `min`.
-  int64_t Duration(int64_t min = std::numeric_limits<int64_t>::min()) const;
+  // Whole seconds, or a duration string such as "90s" or "1h30m" (model/duration.h), in
+  // [min, max].
+  int64_t Duration(int64_t min = std::numeric_limits<int64_t>::min(),
+                   int64_t max = std::numeric_limits<int64_t>::max()) const;
   // An object whose members are all strings.
   std::map<std::string, std::string> StringMap() const;
   // A string's text or a number's (`500`, `0.8`): a parameter written either way.

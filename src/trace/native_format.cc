@@ -3,21 +3,29 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <utility>
 
 #include "model/duration.h"
+#include "model/limits.h"
 #include "model/quantity.h"
 #include "trace/json_reader.h"
+#include "trace/output_file.h"
 
 namespace archimedes {
 namespace {
 
 using nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
+
+// Limits of a usage pattern's parameters (docs/formats.md): far above any real pattern, they keep
+// the usage model's arithmetic finite.
+constexpr double kMaxUsageFraction = 1000;
+constexpr double kMaxNoise = 10;
+constexpr double kMaxBurstFactor = 1000;
+constexpr double kMaxLeaksPerDay = 86'400;
 
 // CPU and GPU count in thousandths; the other dimensions in whole units.
 bool IsMilliDim(Dim d) { return d == Dim::kCpu || d == Dim::kGpu; }
@@ -47,62 +55,51 @@ std::string FormatAmount(Dim d, int64_t amount) {
 
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-std::string_view CanonicalUnit(Dim d) {
-  switch (d) {
-    case Dim::kCpu:
-      return "millicores";
-    case Dim::kMemory:
-      return "bytes";
-    case Dim::kDisk:
-    case Dim::kNetwork:
-      return "bytes per second";
-    case Dim::kGpu:
-      return "thousandths of a GPU";
-  }
-  return "";
+// Canonical units per unit of a Kubernetes quantity of the dimension: CPU and GPU are held in
+// thousandths (of a core, of a device), the others in whole units.
+double CanonicalPerQuantityUnit(Dim d) { return IsMilliDim(d) ? 1000.0 : 1.0; }
+
+// The text of a resource amount: a quantity string, or a bare number read as the quantity it
+// spells, so that `2` and `"2"` are both two cores as in Kubernetes.
+std::string AmountText(const JsonValue& v) {
+  const json& raw = v.raw();
+  if (raw.is_string()) return raw.get<std::string>();
+  if (raw.is_number()) return raw.dump();
+  v.Fail("expected a quantity such as 2, \"500m\" or \"4Gi\", got " + v.Describe());
 }
 
-// A resource amount in canonical units: a quantity string, or a whole non-negative number.
+[[noreturn]] void FailAboveLimit(const JsonValue& v, Dim d, const std::string& text) {
+  v.Fail(std::string(DimName(d)) + " " + text + " is above the limit of " +
+         FormatAmount(d, kMaxResourceAmount) + " (model/limits.h)");
+}
+
+// A resource amount in canonical units, in [0, kMaxResourceAmount].
 int64_t ReadAmount(const JsonValue& v, Dim d) {
-  const json& raw = v.raw();
-  int64_t amount = 0;
-  if (raw.is_string()) {
-    try {
-      Quantity q = Quantity::Parse(raw.get<std::string>());
-      amount = IsMilliDim(d) ? q.MilliValue() : q.Value();
-    } catch (const QuantityError& e) {
-      v.Fail(e.what());
-    }
-  } else if (raw.is_number()) {
-    if (raw.is_number_float() && raw.get<double>() != std::floor(raw.get<double>())) {
-      v.Fail("a plain number is in canonical units (" + std::string(CanonicalUnit(d)) +
-             ") and must be whole; write fractions as a quantity string such as \"0.5\"");
-    }
-    amount = v.Integer();
-  } else {
-    v.Fail("expected a quantity such as \"500m\" or \"4Gi\", got " + v.Describe());
+  const std::string text = AmountText(v);
+  try {
+    return ParseResourceAmount(d, text);
+  } catch (const QuantityError& e) {
+    v.Fail(e.what());
   }
-  if (amount < 0) v.Fail("a resource amount must not be negative, got " + FormatAmount(d, amount));
-  return amount;
 }
 
-// One sample of a usage series in canonical units: a quantity string or any number.
+// One sample of a usage series in canonical units, which may be fractional: a quantity string or
+// a bare number in Kubernetes units, as a resource amount.
 float ReadSample(const JsonValue& v, Dim d) {
-  const json& raw = v.raw();
+  const std::string text = AmountText(v);
   double sample = 0;
-  if (raw.is_string()) {
+  if (v.raw().is_number()) {
+    sample = v.raw().get<double>() * CanonicalPerQuantityUnit(d);
+  } else {
     try {
-      Quantity q = Quantity::Parse(raw.get<std::string>());
-      sample = static_cast<double>(q.nano()) / (IsMilliDim(d) ? 1e6 : 1e9);
+      sample =
+          static_cast<double>(Quantity::Parse(text).nano()) / 1e9 * CanonicalPerQuantityUnit(d);
     } catch (const QuantityError& e) {
       v.Fail(e.what());
     }
-  } else if (raw.is_number()) {
-    sample = raw.get<double>();
-  } else {
-    v.Fail("expected a quantity or a number, got " + v.Describe());
   }
-  if (sample < 0) v.Fail("usage must not be negative, got " + raw.dump());
+  if (sample < 0) v.Fail("usage must not be negative, got " + text);
+  if (!(sample <= static_cast<double>(kMaxResourceAmount))) FailAboveLimit(v, d, text);
   return static_cast<float>(sample);
 }
 Resources ReadResources(const JsonValue& v) {
@@ -150,7 +147,9 @@ Node ReadNode(const JsonValue& v, bool named) {
 UsagePattern ReadUsage(const JsonValue& v, const Resources& requests) {
   JsonObject o(v);
   UsagePattern p;
-  if (std::optional<JsonValue> step = o.Find("step")) p.step_seconds = step->Duration(1);
+  if (std::optional<JsonValue> step = o.Find("step")) {
+    p.step_seconds = step->Duration(1, kMaxDurationSeconds);
+  }
   std::optional<std::pair<size_t, std::string>> first;  // samples and path of the first series
   for (Dim d : kAllDims) {
     std::string name(DimName(d));
@@ -168,7 +167,8 @@ UsagePattern ReadUsage(const JsonValue& v, const Resources& requests) {
     std::vector<float>& values = p.values[static_cast<int>(d)];
     for (const JsonValue& sample : series.Elements()) {
       values.push_back(absolute ? ReadSample(sample, d)
-                                : static_cast<float>(sample.Number(0) * requests[d]));
+                                : static_cast<float>(sample.Number(0, kMaxUsageFraction) *
+                                                     static_cast<double>(requests[d])));
     }
     if (values.empty()) series.Fail("a usage series needs at least one sample");
     if (!first) {
@@ -185,18 +185,18 @@ UsagePattern ReadUsage(const JsonValue& v, const Resources& requests) {
         "measured on it)");
   }
   if (std::optional<JsonValue> noise = o.Find("noise"))
-    p.noise = static_cast<float>(noise->Number(0));
+    p.noise = static_cast<float>(noise->Number(0, kMaxNoise));
   if (std::optional<JsonValue> probability = o.Find("burst_probability")) {
     p.burst_probability = static_cast<float>(probability->Number(0, 1));
   }
   if (std::optional<JsonValue> factor = o.Find("burst_factor")) {
-    p.burst_factor = static_cast<float>(factor->Number(1));
+    p.burst_factor = static_cast<float>(factor->Number(1, kMaxBurstFactor));
   }
   if (std::optional<JsonValue> leaks = o.Find("leak_per_day")) {
-    p.leak_per_day = static_cast<float>(leaks->Number(0));
+    p.leak_per_day = static_cast<float>(leaks->Number(0, kMaxLeaksPerDay));
   }
   if (std::optional<JsonValue> rate = o.Find("leak_rate")) {
-    p.leak_rate = static_cast<float>(rate->Number(0));
+    p.leak_rate = static_cast<float>(rate->Number(0, static_cast<double>(kMaxResourceAmount)));
   }
   o.RejectUnknownKeys();
   return p;
@@ -220,7 +220,9 @@ Service ReadService(const JsonValue& v) {
   s.name = o.Require("name").Name();
   std::optional<JsonValue> app = o.Find("app");
   s.app = app ? app->Name() : s.name;
-  if (std::optional<JsonValue> replicas = o.Find("replicas")) s.replicas = replicas->Int(0);
+  if (std::optional<JsonValue> replicas = o.Find("replicas")) {
+    s.replicas = replicas->Int(0, kMaxReplicas);
+  }
   if (std::optional<JsonValue> requests = o.Find("requests")) s.requests = ReadResources(*requests);
   if (std::optional<JsonValue> limits = o.Find("limits")) {
     s.limits = ReadResources(*limits);
@@ -259,19 +261,25 @@ Service ReadService(const JsonValue& v) {
     sla_object.RejectUnknownKeys();
   }
   if (std::optional<JsonValue> usage = o.Find("usage")) s.usage = ReadUsage(*usage, s.requests);
-  if (std::optional<JsonValue> start = o.Find("start")) s.start_time = start->Duration(0);
+  if (std::optional<JsonValue> start = o.Find("start")) {
+    s.start_time = start->Duration(0, kMaxDurationSeconds);
+  }
   if (std::optional<JsonValue> end = o.Find("end")) {
-    s.end_time = end->Duration();
+    s.end_time = end->Duration(0, kMaxDurationSeconds);
     if (s.end_time <= s.start_time) {
       end->Fail("the service ends at " + FormatDuration(s.end_time) + ", not after its start " +
                 FormatDuration(s.start_time));
     }
   }
-  if (std::optional<JsonValue> max = o.Find("max_per_node")) s.max_per_node = max->Int(0);
+  if (std::optional<JsonValue> max = o.Find("max_per_node")) {
+    s.max_per_node = max->Int(0, kMaxReplicas);
+  }
   if (std::optional<JsonValue> selector = o.Find("node_selector")) {
     s.node_selector = selector->StringMap();
   }
-  if (std::optional<JsonValue> startup = o.Find("startup")) s.startup_s = startup->Duration(0);
+  if (std::optional<JsonValue> startup = o.Find("startup")) {
+    s.startup_s = startup->Duration(0, kMaxDurationSeconds);
+  }
   o.RejectUnknownKeys();
   return s;
 }
@@ -314,7 +322,7 @@ BatchJob ReadJob(const JsonValue& v) {
 NodeEvent ReadNodeEvent(const JsonValue& v) {
   JsonObject o(v);
   NodeEvent e;
-  e.time = o.Require("time").Duration(0);
+  e.time = o.Require("time").Duration(0, kMaxDurationSeconds);
   JsonValue kind = o.Require("kind");
   std::string kind_name = kind.String();
   if (kind_name == "fail") {
@@ -342,9 +350,9 @@ NodeEvent ReadNodeEvent(const JsonValue& v) {
 ScaleEvent ReadScaleEvent(const JsonValue& v) {
   JsonObject o(v);
   ScaleEvent e;
-  e.time = o.Require("time").Duration(0);
+  e.time = o.Require("time").Duration(0, kMaxDurationSeconds);
   e.service = o.Require("service").Name();
-  e.replicas = o.Require("replicas").Int(0);
+  e.replicas = o.Require("replicas").Int(0, kMaxReplicas);
   o.RejectUnknownKeys();
   return e;
 }
@@ -432,6 +440,26 @@ OrderedJson Shortest(float f) {
   return std::stod(std::string(buffer, end));
 }
 
+// A usage sample as a bare number in Kubernetes units (cores for CPU) that reads back as the same
+// float: the float's shortest decimal with its point moved, so that 100 millicores are written
+// 0.1, not 0.10000000149011612 (the double quotient's text); the exact quotient when that shorter
+// text would not read back.
+OrderedJson SampleInKubernetesUnits(float sample, Dim d) {
+  if (!IsMilliDim(d)) return Shortest(sample);
+  char buffer[32];
+  auto [end, ec] =
+      std::to_chars(buffer, buffer + sizeof(buffer), sample, std::chars_format::scientific);
+  const std::string text(buffer, end);
+  const size_t e = text.find('e');
+  double units =
+      std::stod(text.substr(0, e) + "e" + std::to_string(std::stoi(text.substr(e + 1)) - 3));
+  if (static_cast<float>(units * CanonicalPerQuantityUnit(d)) != sample) {
+    units = static_cast<double>(sample) / CanonicalPerQuantityUnit(d);
+  }
+  if (units == std::trunc(units) && std::fabs(units) < 1e15) return static_cast<int64_t>(units);
+  return units;
+}
+
 OrderedJson WriteResources(const Resources& r) {
   OrderedJson out = OrderedJson::object();
   for (Dim d : kAllDims) {
@@ -459,7 +487,7 @@ OrderedJson WriteUsage(const UsagePattern& p) {
     const std::vector<float>& values = p.values[static_cast<int>(d)];
     if (values.empty()) continue;
     OrderedJson series = OrderedJson::array();
-    for (float v : values) series.push_back(Shortest(v));
+    for (float v : values) series.push_back(SampleInKubernetesUnits(v, d));
     out[std::string(DimName(d))] = std::move(series);
   }
   if (p.noise != 0) out["noise"] = Shortest(p.noise);
@@ -520,6 +548,12 @@ std::string_view NodeEventKindName(NodeEvent::Kind kind) {
   return "";
 }
 
+// One plain value as JSON text; a name that is not valid UTF-8 (a trace's, say) is written with
+// U+FFFD in place of its bad bytes rather than failing the whole file.
+std::string Text(const OrderedJson& value) {
+  return value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
 // Two-space indented JSON with arrays of plain values kept on one line, so that a usage series of
 // 288 samples takes one line rather than 288.
 void Print(const OrderedJson& value, int indent, std::string& out) {
@@ -530,7 +564,7 @@ void Print(const OrderedJson& value, int indent, std::string& out) {
     // Small objects of plain values, such as resource amounts, read best on one line.
     std::string line = "{";
     for (const auto& [key, member] : value.items()) {
-      line += (line.size() == 1 ? "" : ", ") + OrderedJson(key).dump() + ": " + member.dump();
+      line += (line.size() == 1 ? "" : ", ") + Text(OrderedJson(key)) + ": " + Text(member);
     }
     line += "}";
     if (line.size() <= 96) {
@@ -542,7 +576,7 @@ void Print(const OrderedJson& value, int indent, std::string& out) {
     out += "{\n";
     bool first = true;
     for (const auto& [key, member] : value.items()) {
-      out += (first ? "" : ",\n") + inner + OrderedJson(key).dump() + ": ";
+      out += (first ? "" : ",\n") + inner + Text(OrderedJson(key)) + ": ";
       Print(member, indent + 2, out);
       first = false;
     }
@@ -556,10 +590,10 @@ void Print(const OrderedJson& value, int indent, std::string& out) {
     out += "\n" + std::string(indent, ' ') + "]";
   } else if (value.is_array()) {
     out += "[";
-    for (size_t i = 0; i < value.size(); ++i) out += (i == 0 ? "" : ", ") + value[i].dump();
+    for (size_t i = 0; i < value.size(); ++i) out += (i == 0 ? "" : ", ") + Text(value[i]);
     out += "]";
   } else {
-    out += value.dump();
+    out += Text(value);
   }
 }
 
@@ -571,12 +605,16 @@ Scenario ParseScenarioJson(const json& document, const std::string& source_name,
   Scenario scenario;
   if (std::optional<JsonValue> name = root.Find("name")) scenario.name = name->String();
   if (std::optional<JsonValue> duration = root.Find("duration")) {
-    scenario.duration_s = duration->Duration(1);
+    scenario.duration_s = duration->Duration(1, kMaxDurationSeconds);
   }
 
   std::optional<JsonValue> nodes = root.Find("nodes");
   if (nodes) {
     std::vector<JsonValue> elements = nodes->Elements();
+    if (elements.size() > kMaxNodes) {
+      nodes->Fail("has " + std::to_string(elements.size()) + " nodes; the limit is " +
+                  std::to_string(kMaxNodes));
+    }
     for (const JsonValue& e : elements) scenario.nodes.push_back(ReadNode(e, /*named=*/true));
     RejectDuplicateNames(scenario.nodes, elements, "node");
   }
@@ -600,6 +638,14 @@ Scenario ParseScenarioJson(const json& document, const std::string& source_name,
       times.push_back(events.back().time);
     }
     std::vector<size_t> order = TimeOrder(times);
+    const auto added = std::count_if(events.begin(), events.end(), [](const NodeEvent& e) {
+      return e.kind == NodeEvent::Kind::kAdd;
+    });
+    if (scenario.nodes.size() + added > kMaxNodes) {
+      node_events->Fail("adds " + std::to_string(added) + " nodes to the " +
+                        std::to_string(scenario.nodes.size()) + " of nodes; the limit is " +
+                        std::to_string(kMaxNodes));
+    }
     if (nodes) CheckNodeReferences(events, elements, order, scenario.nodes);
     scenario.workload.node_events = Permuted(std::move(events), order);
   }
@@ -654,11 +700,7 @@ std::string FormatScenarioJson(const Scenario& scenario) {
 }
 
 void WriteScenarioFile(const Scenario& scenario, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw TraceError(path, 0, "cannot open the file for writing");
-  out << FormatScenarioJson(scenario);
-  out.close();
-  if (!out) throw TraceError(path, 0, "cannot write the file");
+  WriteFileAtomically(path, FormatScenarioJson(scenario));
 }
 
 std::vector<BatchJob> ReadJobsFile(const std::string& path, std::vector<std::string>* rejected) {

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "model/limits.h"
 #include "trace/json_reader.h"
+#include "trace/output_file.h"
 
 namespace archimedes {
 namespace {
@@ -147,15 +148,31 @@ json ProfilesJson(const ProfileSet& profiles) {
 
 // Reading.
 
+// Every number of the file — amounts, features, scores — is within ±kMaxResourceAmount, so that it
+// stays finite as a float and squared.
+constexpr double kMaxMagnitude = static_cast<double>(kMaxResourceAmount);
+
+double ReadNumber(const JsonValue& v) { return v.Number(-kMaxMagnitude, kMaxMagnitude); }
+
+// A class id, or a reference to one (checked against the classes by the caller).
+int ReadClassId(const JsonValue& v) { return v.Int(0, kMaxClassId); }
+
 // One number per profiled dimension.
 template <typename T>
 void ReadDims(const JsonValue& v, T& out) {
   JsonObject o(v);
   for (int d = 0; d < kProfileDims; ++d) {
     out[d] = static_cast<typename T::value_type>(
-        o.Require(std::string(DimName(static_cast<Dim>(d)))).Number());
+        ReadNumber(o.Require(std::string(DimName(static_cast<Dim>(d))))));
   }
   o.RejectUnknownKeys();
+}
+
+// The numbers of an array, each within ±kMaxMagnitude.
+std::vector<float> ReadFloats(const JsonValue& v) {
+  std::vector<float> out;
+  for (const JsonValue& e : v.Elements()) out.push_back(static_cast<float>(ReadNumber(e)));
+  return out;
 }
 
 // One curve of `bins` values per profiled dimension; GPU's is zero.
@@ -163,12 +180,12 @@ void ReadCurves(const JsonValue& v, int bins, std::array<DailyCurve, kNumDims>& 
   JsonObject o(v);
   for (int d = 0; d < kProfileDims; ++d) {
     const JsonValue series = o.Require(std::string(DimName(static_cast<Dim>(d))));
-    const std::vector<double> values = series.Numbers();
+    std::vector<float> values = ReadFloats(series);
     if (std::ssize(values) != bins) {
       series.Fail("expected " + std::to_string(bins) + " values, found " +
                   std::to_string(values.size()));
     }
-    out[d] = DailyCurve(std::vector<float>(values.begin(), values.end()));
+    out[d] = DailyCurve(std::move(values));
   }
   out[static_cast<int>(Dim::kGpu)] = DailyCurve(bins);
   o.RejectUnknownKeys();
@@ -189,36 +206,43 @@ Kind ReadKind(const JsonValue& v, std::initializer_list<Kind> kinds,
 ProfileClass ReadClass(const JsonValue& v, int bins) {
   JsonObject o(v);
   ProfileClass c;
-  c.id = o.Require("id").Int();
+  c.id = ReadClassId(o.Require("id"));
   c.description = o.Require("description").String();
-  c.members = o.Require("members").Int();
+  c.members = o.Require("members").Int(0);
   ReadDims(o.Require("level"), c.level);
-  for (double x : o.Require("centroid").Numbers()) c.centroid.push_back(static_cast<float>(x));
+  c.centroid = ReadFloats(o.Require("centroid"));
   ReadCurves(o.Require("mean_shape"), bins, c.mean_shape);
   ReadCurves(o.Require("high_shape"), bins, c.high_shape);
   o.RejectUnknownKeys();
   return c;
 }
 
-ClassPair ReadPair(const JsonValue& v) {
+// The class `v` names, which must be one of `set`'s.
+int ReadClassReference(const JsonValue& v, const ProfileSet& set) {
+  const int id = ReadClassId(v);
+  if (set.FindClass(id) == nullptr) v.Fail("no class with id " + std::to_string(id));
+  return id;
+}
+
+ClassPair ReadPair(const JsonValue& v, const ProfileSet& set) {
   JsonObject o(v);
   ClassPair p;
-  p.a = o.Require("a").Int();
-  p.b = o.Require("b").Int();
+  p.a = ReadClassReference(o.Require("a"), set);
+  p.b = ReadClassReference(o.Require("b"), set);
   ReadDims(o.Require("peak_reduction"), p.peak_reduction);
-  p.score = static_cast<float>(o.Require("score").Number());
+  p.score = static_cast<float>(ReadNumber(o.Require("score")));
   o.RejectUnknownKeys();
   return p;
 }
 
-PlacementHint ReadHint(const JsonValue& v) {
+PlacementHint ReadHint(const JsonValue& v, const ProfileSet& set) {
   JsonObject o(v);
   PlacementHint h;
-  h.a = o.Require("a").Int();
-  h.b = o.Require("b").Int();
+  h.a = ReadClassReference(o.Require("a"), set);
+  h.b = ReadClassReference(o.Require("b"), set);
   h.kind =
       ReadKind(o.Require("kind"), {HintKind::kAffinity, HintKind::kAntiAffinity}, &HintKindName);
-  h.score = static_cast<float>(o.Require("score").Number());
+  h.score = static_cast<float>(ReadNumber(o.Require("score")));
   h.reason = o.Require("reason").String();
   o.RejectUnknownKeys();
   return h;
@@ -228,15 +252,11 @@ AppProfile ReadApp(const JsonValue& v, const ProfileSet& set) {
   JsonObject o(v);
   AppProfile a;
   a.app = o.Require("app").String();
-  const JsonValue class_id = o.Require("class");
-  a.class_id = class_id.Int();
-  if (set.FindClass(a.class_id) == nullptr) {
-    class_id.Fail("no class with id " + std::to_string(a.class_id));
-  }
-  a.containers = o.Require("containers").Int();
-  a.samples = o.Require("samples").Integer();
-  a.days = o.Require("days").Int();
-  a.replicas = o.Require("replicas").Int();
+  a.class_id = ReadClassReference(o.Require("class"), set);
+  a.containers = o.Require("containers").Int(0);
+  a.samples = o.Require("samples").Integer(0);
+  a.days = o.Require("days").Int(0, kMaxDays);
+  a.replicas = o.Require("replicas").Int(0, kMaxReplicas);
   ReadDims(o.Require("peak"), a.peak);
   ReadDims(o.Require("recommended"), a.recommended);
   if (std::optional<JsonValue> request = o.Find("request")) {
@@ -290,8 +310,8 @@ HealthWarning ReadWarning(const JsonValue& v) {
   w.dim = *parsed;
   w.time = o.Require("time").Integer();
   w.lead_time_s = o.Require("lead_time_s").Integer();
-  w.value = static_cast<float>(o.Require("value").Number());
-  w.expected = static_cast<float>(o.Require("expected").Number());
+  w.value = static_cast<float>(ReadNumber(o.Require("value")));
+  w.expected = static_cast<float>(ReadNumber(o.Require("expected")));
   w.detail = o.Require("detail").String();
   o.RejectUnknownKeys();
   return w;
@@ -314,17 +334,23 @@ ProfileSet ReadProfiles(const JsonValue& root) {
   if (set.bins <= 0 || kSecondsPerDay % set.bins != 0) {
     bins.Fail("must divide 86400, got " + std::to_string(set.bins));
   }
-  set.high_quantile = o.Require("high_quantile").Number();
+  set.high_quantile = o.Require("high_quantile").Number(0, 1);
   set.normalized = o.Require("normalized").Bool();
   set.class_criterion = o.Require("class_criterion").String();
   ReadDims(o.Require("freed"), set.freed);
+  std::map<int, std::string> class_at;  // id → the path that defined it
   for (const JsonValue& c : o.Require("classes").Elements()) {
     set.classes.push_back(ReadClass(c, set.bins));
+    auto [it, inserted] = class_at.emplace(set.classes.back().id, c.path());
+    if (!inserted) {
+      c.Fail("class id " + std::to_string(it->first) + " appears twice (first at " + it->second +
+             ")");
+    }
   }
   for (const JsonValue& p : o.Require("complementarity").Elements()) {
-    set.complementarity.push_back(ReadPair(p));
+    set.complementarity.push_back(ReadPair(p, set));
   }
-  for (const JsonValue& h : o.Require("hints").Elements()) set.hints.push_back(ReadHint(h));
+  for (const JsonValue& h : o.Require("hints").Elements()) set.hints.push_back(ReadHint(h, set));
   std::map<std::string, std::string> first_at;  // app → the path that named it first
   for (const JsonValue& a : o.Require("applications").Elements()) {
     set.apps.push_back(ReadApp(a, set));
@@ -350,10 +376,7 @@ ProfileSet ReadProfilesFile(const std::string& path) {
 }
 
 void WriteProfilesFile(const ProfileSet& profiles, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw TraceError(path, 0, "cannot create the file");
-  out << ProfilesJson(profiles).dump() << '\n';
-  if (!out) throw TraceError(path, 0, "cannot write the file");
+  WriteJsonFile(path, ProfilesJson(profiles), -1);
 }
 
 }  // namespace archimedes

@@ -1,5 +1,6 @@
 #include "trace/requests_csv.h"
 
+#include "model/limits.h"
 #include "model/quantity.h"
 #include "trace/csv_reader.h"
 
@@ -23,12 +24,12 @@ std::vector<AppRequests> ReadRequestsFile(const std::string& path) {
     for (int d = 0; d < 4; ++d) {
       std::string_view text = csv.field(1 + d);
       try {
-        row.request[d] = static_cast<double>(d == 0 ? ParseMilli(text) : ParseUnits(text));
+        row.request[d] = static_cast<double>(ParseResourceAmount(static_cast<Dim>(d), text));
       } catch (const QuantityError& e) {
         csv.Fail(std::string("column ") + kColumns[d] + ": " + e.what());
       }
     }
-    if (with_replicas) row.replicas = static_cast<int>(csv.Int(5, "replicas"));
+    if (with_replicas) row.replicas = static_cast<int>(csv.Int(5, "replicas", 0, kMaxReplicas));
     rows.push_back(std::move(row));
   }
   return rows;

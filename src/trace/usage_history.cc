@@ -3,9 +3,15 @@
 #include <charconv>
 #include <cmath>
 
+#include "model/limits.h"
+
 namespace archimedes {
 
 namespace {
+
+// Times have any origin (Unix time included) but stay within ±2^40 s (35,000 years), so that
+// differences of times cannot overflow.
+constexpr int64_t kMaxHistoryTime = int64_t{1} << 40;
 
 constexpr std::array<std::string_view, 7> kColumns = {"time",   "app",  "container", "cpu",
                                                       "memory", "disk", "network"};
@@ -42,18 +48,17 @@ UsageHistoryReader::UsageHistoryReader(std::string path) : csv_(std::move(path))
 bool UsageHistoryReader::Next() {
   if (!csv_.Next()) return false;
   csv_.ExpectFields(static_cast<int>(kColumns.size()));
-  record_.time = csv_.Int(0, "time");
+  if (!csv_.row_ended()) {
+    csv_.Fail("the last row has no line end: the file is cut short (every row ends with one)");
+  }
+  record_.time = csv_.Int(0, "time", -kMaxHistoryTime, kMaxHistoryTime);
   record_.app = csv_.field(1);
   record_.container = csv_.field(2);
   if (record_.app.empty()) csv_.Fail("column app is empty");
   if (record_.container.empty()) csv_.Fail("column container is empty");
   for (int d = 0; d < 4; ++d) {
-    double v = csv_.Double(3 + d, kColumns[3 + d]);
-    if (v < 0) {
-      csv_.Fail("column " + std::string(kColumns[3 + d]) + ": usage " +
-                std::string(csv_.field(3 + d)) + " is negative");
-    }
-    record_.usage[d] = static_cast<float>(v);
+    record_.usage[d] = static_cast<float>(
+        csv_.Double(3 + d, kColumns[3 + d], 0, static_cast<double>(kMaxResourceAmount)));
   }
   record_.usage[static_cast<int>(Dim::kGpu)] = 0.0f;
 
@@ -73,10 +78,8 @@ bool UsageHistoryReader::Next() {
   return true;
 }
 
-UsageHistoryWriter::UsageHistoryWriter(const std::string& path) : path_(path), out_(path) {
-  if (!out_) throw TraceError(path_, 0, "cannot create file");
-  out_ << kUsageHistoryHeader << '\n';
-  if (!out_) throw TraceError(path_, 0, "write failed");
+UsageHistoryWriter::UsageHistoryWriter(const std::string& path) : out_(path) {
+  out_.Write(std::string(kUsageHistoryHeader) + "\n");
 }
 
 void UsageHistoryWriter::Write(int64_t time, std::string_view app, std::string_view container,
@@ -92,13 +95,9 @@ void UsageHistoryWriter::Write(int64_t time, std::string_view app, std::string_v
     AppendNumber(row_, usage[d]);
   }
   row_.push_back('\n');
-  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
-  if (!out_) throw TraceError(path_, 0, "write failed");
+  out_.Write(row_);
 }
 
-void UsageHistoryWriter::Flush() {
-  out_.flush();
-  if (!out_) throw TraceError(path_, 0, "write failed");
-}
+void UsageHistoryWriter::Commit() { out_.Commit(); }
 
 }  // namespace archimedes

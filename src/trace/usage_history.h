@@ -3,26 +3,28 @@
 //   time,app,container,cpu,memory,disk,network
 //
 // time in whole seconds; cpu in millicores, memory in bytes, disk and network in bytes/s, each a
-// non-negative finite number (fractions allowed). Rows of one container (app + container name) come
+// non-negative finite number of at most 2^46 (fractions allowed); every row ends with a line end.
+// Rows of one container (app + container name) come
 // in non-decreasing time order; rows of different containers may interleave freely. Sampling may be
 // irregular and have gaps. GPU is not part of the history (its usage is reported as 0).
 //
 // UsageHistoryReader streams the file row by row (memory grows with the number of containers, not
 // rows) and throws TraceError naming the file, the line and the problem for a wrong header, a
 // malformed or negative value, or a row that goes back in time for its container.
-// UsageHistoryWriter appends rows in the same format; `archimedes simulate --record-usage` uses it.
+// UsageHistoryWriter writes rows in the same format, atomically; `archimedes simulate
+// --record-usage` uses it.
 #ifndef ARCHIMEDES_TRACE_USAGE_HISTORY_H_
 #define ARCHIMEDES_TRACE_USAGE_HISTORY_H_
 
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "model/resources.h"
 #include "trace/csv_reader.h"
+#include "trace/output_file.h"
 #include "trace/trace_error.h"
 
 namespace archimedes {
@@ -59,7 +61,8 @@ class UsageHistoryReader {
 
 class UsageHistoryWriter {
  public:
-  // Creates (truncates) `path` and writes the header. Throws TraceError when it cannot.
+  // Starts the file at `path` with its header; it appears there only on Commit (see
+  // trace/output_file.h). Throws TraceError when it cannot.
   explicit UsageHistoryWriter(const std::string& path);
 
   // Appends one row. `app` and `container` are quoted when they contain a comma or a quote.
@@ -67,12 +70,12 @@ class UsageHistoryWriter {
   void Write(int64_t time, std::string_view app, std::string_view container,
              const std::array<float, kNumDims>& usage);
 
-  // Flushes buffered rows; throws TraceError when the write fails. The destructor flushes too.
-  void Flush();
+  // Puts the whole file in place of `path`; throws TraceError when the write fails. Without it,
+  // nothing is written.
+  void Commit();
 
  private:
-  std::string path_;
-  std::ofstream out_;
+  AtomicOutputFile out_;
   std::string row_;
 };
 

@@ -40,5 +40,25 @@ TEST(WorkloadTest, ValidateJobNamesTheFieldAtFault) {
   EXPECT_THAT(ValidateJob(j), HasSubstr("utilization"));
 }
 
+// Issue 19: sizes that drive loops and allocations are bounded (model/limits.h), so that a job
+// arriving through the API cannot make a run endless or overflow the arithmetic on requests.
+TEST(WorkloadTest, ValidateJobHoldsJobsToTheLimits) {
+  BatchJob ok;
+  ok.name = "ok";
+  ok.task_requests = Resources::Of(100, 0);
+  BatchJob j = ok;
+  j.tasks = 1'000'000'000;
+  EXPECT_EQ(ValidateJob(j), "tasks is 1000000000; the limit is 100000");
+  j = ok;
+  j.task_requests = Resources::Of(int64_t{1} << 60, 0);
+  EXPECT_THAT(ValidateJob(j), HasSubstr("requests cpu is above the limit"));
+  j = ok;
+  j.delay_tolerance_s = 400 * kSecondsPerDay;
+  EXPECT_EQ(ValidateJob(j), "delay_tolerance is 400d; the limit is 366d");
+  j = ok;
+  j.utilization = 1e300;
+  EXPECT_THAT(ValidateJob(j), HasSubstr("utilization is"));
+}
+
 }  // namespace
 }  // namespace archimedes

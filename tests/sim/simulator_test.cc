@@ -294,6 +294,7 @@ TEST(SimulatorTest, RecordsServiceUsageHistory) {
     SimOptions options = QuickOptions();
     options.usage_recorder = &writer;
     Simulate(scenario, policy, options);
+    writer.Commit();
   }
   UsageHistoryReader reader(path);
   int64_t rows = 0;

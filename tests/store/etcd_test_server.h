@@ -1,5 +1,6 @@
 // A real etcd for tests: /usr/bin/etcd started on free loopback ports with a temporary data
-// directory, stopped and removed by the destructor. Tests that need it skip when etcd is absent:
+// directory, stopped and removed by the destructor. Tests that need it skip when etcd is absent
+// (and fail in CI, CI=true, where it must be installed):
 //
 //   ARCHIMEDES_REQUIRE_ETCD();
 //   archimedes::testing::EtcdTestServer etcd;
@@ -23,9 +24,14 @@
 
 #include <httplib.h>
 
+#include "support/shared_data.h"
+
 #define ARCHIMEDES_REQUIRE_ETCD()                                                            \
   do {                                                                                       \
     if (!std::filesystem::exists(::archimedes::testing::kEtcdBinary)) {                      \
+      if (::archimedes::testing::InContinuousIntegration()) {                                \
+        FAIL() << "CI=true and " << ::archimedes::testing::kEtcdBinary << " is absent";      \
+      }                                                                                      \
       GTEST_SKIP() << ::archimedes::testing::kEtcdBinary                                     \
                    << " is absent: install etcd-server (scripts/setup.sh) to run this test"; \
     }                                                                                        \

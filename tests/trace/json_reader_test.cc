@@ -101,7 +101,7 @@ TEST(JsonReaderTest, ObjectsRejectUnknownKeysAndNameNearMisses) {
 
   const nlohmann::json array = nlohmann::json::parse("[1]");
   EXPECT_THAT(ErrorOf([&] { JsonObject bad(JsonValue(kSource, array)); }),
-              HasSubstr("expected an object, got array [1]"));
+              HasSubstr("expected an object, got an array of 1 element"));
 }
 
 TEST(JsonReaderTest, StringMapsHoldOnlyStrings) {
@@ -138,6 +138,27 @@ TEST(JsonReaderTest, MalformedFilesGiveLineAndColumn) {
     EXPECT_THAT(e.what(), HasSubstr("malformed JSON at column 9"));
   }
   EXPECT_THROW(ReadJsonFile(::testing::TempDir() + "/json_reader_test_missing.json"), TraceError);
+}
+
+// Issue 19: a value nested 100,000 deep crashed the error path, which printed the whole value.
+TEST(JsonReaderTest, ValueNested100000DeepIsAnErrorNotACrash) {
+  const std::string path = WriteFile(
+      "deep.json", "{\"jobs\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  try {
+    ReadJsonFile(path);
+    FAIL() << "no error";
+  } catch (const JsonError& e) {
+    EXPECT_EQ(e.problem(), "nested deeper than 64 levels");
+    EXPECT_THAT(e.path(), ::testing::StartsWith("jobs[0][0]"));
+  }
+}
+
+// Describing a structured value never prints it (it may be huge, and printing recurses).
+TEST(JsonReaderTest, StructuredValuesAreDescribedBySize) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"a": [1, 2, 3], "o": {"k": 1}})");
+  JsonObject o(JsonValue(kSource, doc));
+  EXPECT_EQ(o.Require("a").Describe(), "an array of 3 elements");
+  EXPECT_EQ(o.Require("o").Describe(), "an object of 1 key");
 }
 
 }  // namespace

@@ -234,26 +234,44 @@ TEST(NativeFormatTest, NativeRoundTripOfTheExample) {
 
 TEST(NativeFormatTest, NativeWriterKeepsSeriesOnOneLineAndFloatsShort) {
   std::string text = FormatScenarioJson(EveryField());
-  EXPECT_THAT(text, HasSubstr(R"("cpu": [1200.5, 0.1, 3e-07])"));
+  EXPECT_THAT(text, HasSubstr(R"("cpu": [1.2005, 0.0001, 3e-10])"));
   EXPECT_THAT(text, HasSubstr(R"("noise": 0.15)"));
   EXPECT_THAT(text, HasSubstr(R"("delay_tolerance": "1d")"));
   EXPECT_THAT(text, HasSubstr(R"("network": "25G")"));
   EXPECT_THAT(text, HasSubstr(R"("requests": {"cpu": "2500m", "memory": "3Gi")"));
 }
 
-TEST(NativeFormatTest, NativeQuantitiesInBothSpellings) {
+// Issue 19: a bare number means what it means in Kubernetes, so `"cpu": 2` is two cores (it was
+// two millicores) and a file that mixes numbers and strings is not off by 1,000.
+TEST(NativeFormatTest, NativeBareNumbersAreKubernetesUnits) {
   Scenario s = Parse(R"({"nodes": [
       {"name": "a", "capacity": {"cpu": "1500m", "memory": "2Gi", "gpu": "500m"}},
-      {"name": "b", "capacity": {"cpu": 1500, "memory": 2147483648, "gpu": 500}},
+      {"name": "b", "capacity": {"cpu": 1.5, "memory": 2147483648, "gpu": 0.5}},
       {"name": "c", "capacity": {"cpu": "1.5", "memory": "2048Mi", "gpu": "0.5"}},
-      {"name": "d", "capacity": {"cpu": 1500.0, "memory": "2.147483648G", "gpu": 500}}]})");
+      {"name": "d", "capacity": {"cpu": 1.5e0, "memory": "2.147483648G", "gpu": 5e-1}}]})");
   ASSERT_EQ(s.nodes.size(), 4u);
   for (const Node& n : s.nodes) {
     EXPECT_EQ(n.capacity, Resources::Of(1500, 2 * kGi, 0, 0, 500)) << n.name;
   }
-  EXPECT_THAT(ParseError(R"({"nodes": [{"name": "a", "capacity": {"cpu": 1.5}}]})"),
-              HasSubstr("nodes[0].capacity.cpu: a plain number is in canonical units "
-                        "(millicores)"));
+  EXPECT_EQ(
+      Parse(R"({"nodes": [{"name": "a", "capacity": {"cpu": 2, "gpu": 4}}]})").nodes[0].capacity,
+      Resources::Of(2000, 0, 0, 0, 4000));
+  EXPECT_THAT(ParseError(R"({"nodes": [{"name": "a", "capacity": {"cpu": -1}}]})"),
+              HasSubstr("nodes[0].capacity.cpu: quantity \"-1\": a resource amount must not be "
+                        "negative"));
+  EXPECT_THAT(ParseError(R"({"nodes": [{"name": "a", "capacity": {"memory": 1e18}}]})"),
+              HasSubstr("nodes[0].capacity.memory: quantity \"1e+18\": memory is above the limit "
+                        "of 64Ti"));
+}
+
+TEST(NativeFormatTest, NativeUsageSamplesAreKubernetesUnitsAndRoundTrip) {
+  Scenario s = Parse(R"({"services": [{"name": "a", "requests": {"cpu": 1},
+      "usage": {"cpu": [0.25, "250m", 1.0001], "memory": [1024, "1Ki", 1.5]}}]})");
+  const std::vector<float>& cpu = s.workload.services[0].usage.values[0];
+  EXPECT_EQ(cpu, (std::vector<float>{250, 250, 1000.1f}));
+  EXPECT_EQ(s.workload.services[0].usage.values[1], (std::vector<float>{1024, 1024, 1.5f}));
+  ExpectSameScenario(s, Parse(FormatScenarioJson(s)));
+  EXPECT_THAT(FormatScenarioJson(s), HasSubstr(R"("cpu": [0.25, 0.25, 1.0001])"));
 }
 
 TEST(NativeFormatTest, NativeDurationsInBothSpellings) {
@@ -314,7 +332,8 @@ TEST(NativeFormatTest, NativeBadQuantityNamesThePath) {
       "4GB"}, "duration_estimate": 60}])")),
               HasSubstr("test.json: jobs[0].requests.memory: quantity \"4GB\": unknown suffix"));
   EXPECT_THAT(ParseError(R"({"nodes": [{"name": "a", "capacity": {"cpu": "-1"}}]})"),
-              HasSubstr("nodes[0].capacity.cpu: a resource amount must not be negative"));
+              HasSubstr("nodes[0].capacity.cpu: quantity \"-1\": a resource amount must not be "
+                        "negative"));
   EXPECT_THAT(ParseError(R"({"nodes": [{"name": "a", "capacity": {"cpu": true}}]})"),
               HasSubstr("nodes[0].capacity.cpu: expected a quantity"));
 }

@@ -129,5 +129,47 @@ TEST(ProfileFileTest, EveryKeyIsCheckedWithItsPath) {
               ::testing::HasSubstr("classes[0]: missing required key \"level\""));
 }
 
+// Issue 19: a class id of 2147483647 in `complementarity` crashed the scheduler (its table is
+// indexed by id), 100000 exhausted memory and 20000 took 3.1 GB; an id must be one of the classes',
+// each within [0, 1023]. And a number beyond a float's range became infinity.
+TEST(ProfileFileTest, ClassIdsAndNumbersAreChecked) {
+  testing::SyntheticParams params;
+  params.apps = 4;
+  params.days = 1;
+  Profiler profiler;
+  testing::GenerateSyntheticHistory(
+      params,
+      [&](int64_t t, const std::string& app, const std::string& container,
+          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+  const std::string path = TempPath("class-ids.json");
+  WriteProfilesFile(profiler.Finish(), path);
+  const nlohmann::json written = ReadJsonFile(path);
+  auto error = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json doc = written;
+    edit(doc);
+    std::ofstream(path, std::ios::trunc) << doc.dump();
+    return ErrorOf([&] { ReadProfilesFile(path); });
+  };
+  auto pair = [](int a, int b) {
+    return nlohmann::json{
+        {"a", a},
+        {"b", b},
+        {"peak_reduction", {{"cpu", 0}, {"memory", 0}, {"disk", 0}, {"network", 0}}},
+        {"score", 0.5}};
+  };
+  const int id = written["classes"][0]["id"];
+  for (int bad : {2147483647, 100000, 20000}) {
+    EXPECT_THAT(error([&](nlohmann::json& d) { d["complementarity"] = {pair(bad, id)}; }),
+                ::testing::HasSubstr("complementarity[0].a: " + std::to_string(bad) +
+                                     " is above the maximum 1023"));
+  }
+  EXPECT_THAT(error([&](nlohmann::json& d) { d["complementarity"] = {pair(id, 1000)}; }),
+              ::testing::HasSubstr("complementarity[0].b: no class with id 1000"));
+  EXPECT_THAT(error([&](nlohmann::json& d) { d["classes"].push_back(d["classes"][0]); }),
+              ::testing::HasSubstr("appears twice"));
+  EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][0]["mean"]["cpu"][0] = 1e300; }),
+              ::testing::HasSubstr("applications[0].mean.cpu[0]: 1e+300 is above the maximum"));
+}
+
 }  // namespace
 }  // namespace archimedes

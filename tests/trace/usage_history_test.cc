@@ -25,6 +25,7 @@ TEST(UsageHistoryTest, WriterOutputReadsBack) {
     writer.Write(0, "web", "web-0", {1500.5f, 2e9f, 1e6f, 2.5e6f, 0});
     writer.Write(300, "odd,app", "c\"1", {1, 2, 3, 4, 0});
     writer.Write(300, "web", "web-0", {1, 2, 3, 4, 0});
+    writer.Commit();
   }
   UsageHistoryReader reader(path);
   ASSERT_TRUE(reader.Next());

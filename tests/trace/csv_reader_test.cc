@@ -1,0 +1,62 @@
+#include "trace/csv_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+namespace archimedes {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A reader positioned on the first row of a file holding `text`.
+CsvReader ReaderOf(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/csv_reader_test_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::ofstream(path, std::ios::trunc) << text;
+  CsvReader csv(path);
+  EXPECT_TRUE(csv.Next());
+  return csv;
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Issue 19: integers of 9.2e18 and more were read through a double and came out negative.
+TEST(CsvReaderTest, IntegersBeyondInt64AreOutOfRangeNotNegative) {
+  const CsvReader csv = ReaderOf("9300000000000000000,9.3e18,99999999999999999999\n");
+  EXPECT_THAT(ErrorOf([&] { csv.Int(0, "a"); }), HasSubstr(":1: column a: 9300000000000000000 is "
+                                                           "outside the range"));
+  EXPECT_THAT(ErrorOf([&] { csv.Int(1, "b"); }), HasSubstr("column b: 9.3e18 is outside"));
+  EXPECT_THAT(ErrorOf([&] { csv.Int(2, "c"); }), HasSubstr("column c: 99999999999999999999 is"));
+}
+
+TEST(CsvReaderTest, RangeErrorsNameColumnValueAndRange) {
+  const CsvReader csv = ReaderOf("5,1e300,-1,2.0\n");
+  EXPECT_EQ(csv.Int(0, "a", 0, 10), 5);
+  EXPECT_EQ(csv.Int(3, "d", 0, 10), 2);
+  EXPECT_THAT(ErrorOf([&] { csv.Int(0, "a", 0, 4); }),
+              HasSubstr("column a: 5 is outside the range [0, 4]"));
+  EXPECT_THAT(ErrorOf([&] { csv.Double(1, "b", 0, 1e6); }),
+              HasSubstr("column b: 1e300 is outside the range [0, 1e+06]"));
+  EXPECT_THAT(ErrorOf([&] { csv.Double(2, "c", 0, 1); }), HasSubstr("column c: -1 is outside"));
+}
+
+TEST(CsvReaderTest, LastRowWithoutLineEndIsFlagged) {
+  CsvReader csv = ReaderOf("1,2\n3,4");
+  EXPECT_TRUE(csv.row_ended());
+  ASSERT_TRUE(csv.Next());
+  EXPECT_FALSE(csv.row_ended());
+}
+
+}  // namespace
+}  // namespace archimedes
