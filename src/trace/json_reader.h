@@ -46,6 +46,8 @@ class JsonError : public TraceError {
 // The parsed document of a file. Throws TraceError when the file cannot be read or the JSON is
 // malformed (with the line, and the column in the message), JsonError for a duplicated key.
 nlohmann::json ReadJsonFile(const std::string& path);
+// The same for a document given as text (a request body), `source` naming it in errors.
+nlohmann::json ParseJsonText(const std::string& source, const std::string& text);
 
 class JsonValue {
  public:
