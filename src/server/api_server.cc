@@ -47,8 +47,10 @@ ApiServer::ApiServer(ServerConfig config)
              PlaneOptions{.cycle_s = config_.cycle_s,
                           .usage_round_s = config_.usage_round_s,
                           .virtual_clock = config_.clock == ClockMode::kVirtual}),
-      context_(config_, plane_, metrics_) {
+      context_(config_, plane_, *journal_, metrics_) {
   const int threads = config_.http_threads;
+  // Small answers go out at once rather than waiting for the client's delayed ack.
+  http_.set_tcp_nodelay(true);
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_.set_payload_max_length(static_cast<size_t>(config_.max_body_bytes));
   // httplib's own refusals (no route, a body over the limit, a malformed request) in the API's
@@ -112,8 +114,6 @@ int64_t ApiServer::Run() {
             {.kind = EventKind::kClock, .body = nlohmann::json{{"time", WallSeconds()}}.dump()});
       } catch (const ApiError&) {
         // The wall clock stepped back: the engine's time never does; the next tick catches up.
-      } catch (const JournalError& e) {
-        std::cerr << "archimedes serve: " << e.what() << "\n";
       }
       lock.lock();
     }

@@ -66,18 +66,31 @@ int64_t ControlPlane::Restore(Journal& journal) {
     ++replayed;
   });
   journal_ = &journal;
+  stored_seq_ = last_seq_;
   return replayed;
 }
 
-Reply ControlPlane::Apply(Event event) {
+Reply ControlPlane::Apply(Event event, int64_t* journal_seq) {
   event.time = engine_.now();
-  return Dispatch(event);
+  const int64_t appended_before = event_seq_;
+  Reply reply = Dispatch(event);
+  *journal_seq = event_seq_ != appended_before ? event_seq_ : 0;
+  if (*journal_seq > 0) pending_marks_.emplace_back(event_seq_, last_seq_);
+  return reply;
 }
 
 int64_t ControlPlane::Commit(const Event& event) {
   if (journal_ != nullptr) event_seq_ = journal_->Append(event);
   ++events_applied_;
   return event_seq_;
+}
+
+int64_t ControlPlane::stored_seq() {
+  while (!pending_marks_.empty() && pending_marks_.front().first <= journal_->committed()) {
+    stored_seq_ = pending_marks_.front().second;
+    pending_marks_.pop_front();
+  }
+  return stored_seq_;
 }
 
 Reply ControlPlane::Dispatch(const Event& event) {
@@ -369,7 +382,7 @@ Reply ControlPlane::AdvanceClock(const Event& event) {
   next_tick_ = std::max(next_tick_, to);
   engine_.AdvanceTo(to);
   Drain();
-  return {200, {{"time", to}, {"lastSeq", last_seq_}}};
+  return {200, {{"time", to}}};
 }
 
 void ControlPlane::RunUsageRound() {
@@ -479,17 +492,19 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
   return out;
 }
 
-nlohmann::json ControlPlane::NodeActions(const std::string& name, int64_t after, int limit) const {
+nlohmann::json ControlPlane::NodeActions(const std::string& name, int64_t after, int limit) {
   auto it = nodes_.find(name);
   if (it == nodes_.end()) throw NotFound("node \"" + name + "\" was never added");
   const std::vector<ActionRecord>& log = node_actions_[it->second.id];
   auto first = std::upper_bound(log.begin(), log.end(), after,
                                 [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
+  const int64_t stored = stored_seq();
   nlohmann::json items = nlohmann::json::array();
-  for (; first != log.end() && static_cast<int>(items.size()) < limit; ++first) {
+  for (; first != log.end() && first->seq <= stored && static_cast<int>(items.size()) < limit;
+       ++first) {
     items.push_back(first->body);
   }
-  return {{"items", std::move(items)}, {"lastSeq", last_seq_}};
+  return {{"items", std::move(items)}, {"lastSeq", stored}};
 }
 
 // --- Reads.

@@ -18,10 +18,12 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -59,9 +61,10 @@ class ControlPlane {
   // Returns the number of events replayed.
   int64_t Restore(Journal& journal);
 
-  // Checks, journals and applies `event` (its time is set to now). Throws ApiError, or
-  // JournalError when the store fails (then nothing was applied).
-  Reply Apply(Event event);
+  // Checks, journals and applies `event` (its time is set to now), returning the reply and the
+  // event's journal number (0: nothing to store), for the caller to Sync before it answers.
+  // Throws ApiError, with nothing changed.
+  Reply Apply(Event event, int64_t* journal_seq);
 
   nlohmann::json ListNodes() const;
   nlohmann::json GetNode(const std::string& name) const;
@@ -70,11 +73,13 @@ class ControlPlane {
   // `phase` empty: every job.
   nlohmann::json ListJobs(const std::string& phase) const;
   nlohmann::json GetJob(const std::string& name) const;
-  // The actions for node `name` with a sequence number above `after`, oldest first, at most
-  // `limit`: {"items": [...], "lastSeq": N}. Throws ApiError 404 for a node never added.
-  nlohmann::json NodeActions(const std::string& name, int64_t after, int limit) const;
-  // The last sequence number handed out (0: none yet).
+  // The stored actions for node `name` (those of events on disk: an agent never sees an action a
+  // crash could take back) with a sequence number above `after`, oldest first, at most `limit`:
+  // {"items": [...], "lastSeq": N}. Throws ApiError 404 for a node never added.
+  nlohmann::json NodeActions(const std::string& name, int64_t after, int limit);
+  // The last action sequence number handed out (0: none yet), and the last one stored.
   int64_t last_seq() const { return last_seq_; }
+  int64_t stored_seq();
 
   int64_t now() const { return engine_.now(); }
   const Engine& engine() const { return engine_; }
@@ -157,6 +162,10 @@ class ControlPlane {
   int64_t events_applied_ = 0;
   int64_t next_tick_ = 0;  // the first second whose cycle has not run
   int64_t last_seq_ = 0;
+  // (journal number of an event, last action sequence number after it), for the events not known
+  // to be on disk yet; and the last action sequence number of the events on disk.
+  std::deque<std::pair<int64_t, int64_t>> pending_marks_;
+  int64_t stored_seq_ = 0;
   ActionCounts counts_;
 
   std::map<std::string, NodeRecord> nodes_;  // every node ever added, by name (the latest)

@@ -58,8 +58,8 @@ Journal::Journal(const std::string& path, const std::map<std::string, std::strin
       if (sqlite3_step(insert.stmt) != SQLITE_DONE) Fail("cannot store setting " + name);
     }
     if (sqlite3_prepare_v2(db_,
-                           "INSERT INTO events (kind, time, target, body, idempotency_key) "
-                           "VALUES (?, ?, ?, ?, ?)",
+                           "INSERT INTO events (seq, kind, time, target, body, idempotency_key) "
+                           "VALUES (?, ?, ?, ?, ?, ?)",
                            -1, &insert_, nullptr) != SQLITE_OK) {
       Fail("cannot prepare the insert");
     }
@@ -88,22 +88,46 @@ void Journal::Fail(const std::string& what) const {
   throw JournalError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
 }
 
-int64_t Journal::Append(const Event& event) {
-  sqlite3_reset(insert_);
-  sqlite3_bind_int(insert_, 1, static_cast<int>(event.kind));
-  sqlite3_bind_int64(insert_, 2, event.time);
-  sqlite3_bind_text(insert_, 3, event.target.data(), static_cast<int>(event.target.size()),
-                    SQLITE_STATIC);
-  sqlite3_bind_text(insert_, 4, event.body.data(), static_cast<int>(event.body.size()),
-                    SQLITE_STATIC);
-  sqlite3_bind_text(insert_, 5, event.idempotency_key.data(),
-                    static_cast<int>(event.idempotency_key.size()), SQLITE_STATIC);
-  if (sqlite3_step(insert_) != SQLITE_DONE) Fail("cannot append an event");
-  sqlite3_clear_bindings(insert_);
-  return sqlite3_last_insert_rowid(db_);
+int64_t Journal::Append(Event event) {
+  std::lock_guard lock(queue_mu_);
+  queue_.emplace_back(++appended_, std::move(event));
+  return appended_;
 }
 
-void Journal::ForEach(const std::function<void(int64_t seq, const Event&)>& visit) const {
+void Journal::Sync(int64_t seq) {
+  if (committed_ >= seq) return;
+  std::lock_guard write(write_mu_);
+  if (committed_ >= seq) return;  // written by the request that held the lock before
+  std::vector<std::pair<int64_t, Event>> batch;
+  {
+    std::lock_guard lock(queue_mu_);
+    batch.swap(queue_);
+  }
+  if (batch.empty()) return;
+  Exec("BEGIN");
+  for (const auto& [number, event] : batch) {
+    sqlite3_reset(insert_);
+    sqlite3_bind_int64(insert_, 1, number);
+    sqlite3_bind_int(insert_, 2, static_cast<int>(event.kind));
+    sqlite3_bind_int64(insert_, 3, event.time);
+    sqlite3_bind_text(insert_, 4, event.target.data(), static_cast<int>(event.target.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_text(insert_, 5, event.body.data(), static_cast<int>(event.body.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_text(insert_, 6, event.idempotency_key.data(),
+                      static_cast<int>(event.idempotency_key.size()), SQLITE_STATIC);
+    if (sqlite3_step(insert_) != SQLITE_DONE) {
+      const std::string why = sqlite3_errmsg(db_);
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw JournalError(path_ + ": cannot append event " + std::to_string(number) + ": " + why);
+    }
+  }
+  sqlite3_clear_bindings(insert_);
+  Exec("COMMIT");
+  committed_ = batch.back().first;
+}
+
+void Journal::ForEach(const std::function<void(int64_t seq, const Event&)>& visit) {
   Statement select;
   if (sqlite3_prepare_v2(db_,
                          "SELECT seq, kind, time, target, body, idempotency_key FROM events "
@@ -123,7 +147,9 @@ void Journal::ForEach(const std::function<void(int64_t seq, const Event&)>& visi
                       .target = Column(select.stmt, 3),
                       .body = Column(select.stmt, 4),
                       .idempotency_key = Column(select.stmt, 5)};
-    visit(sqlite3_column_int64(select.stmt, 0), event);
+    appended_ = sqlite3_column_int64(select.stmt, 0);
+    committed_ = appended_;
+    visit(appended_, event);
   }
   if (rc != SQLITE_DONE) Fail("cannot read the events");
 }

@@ -1,7 +1,9 @@
 #include "server/router.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <iostream>
 
 #include "server/api_error.h"
 #include "server/journal.h"
@@ -14,12 +16,26 @@ void ApiContext::CheckReady() const {
 
 Reply ApiContext::Mutate(Event event) {
   Reply reply;
+  int64_t journal_seq = 0;
   {
     std::lock_guard lock(mu);
     CheckReady();
-    const int64_t seq_before = plane.last_seq();
-    reply = plane.Apply(std::move(event));
-    if (plane.last_seq() == seq_before) return reply;
+    reply = plane.Apply(std::move(event), &journal_seq);
+  }
+  if (journal_seq == 0) return reply;
+  // Outside the lock, so that the requests arriving meanwhile apply and share the next write.
+  try {
+    plane_journal.Sync(journal_seq);
+  } catch (const JournalError& e) {
+    // The engine has applied events the store does not hold: only a restart, which rebuilds the
+    // state from the store, makes them agree again. Nothing stored is lost, and no client was
+    // told that these events were.
+    std::cerr << "archimedes serve: the store failed, stopping: " << e.what() << std::endl;
+    std::abort();
+  }
+  {
+    // Taken so that a long-poll between its check and its wait does not miss the wake-up.
+    std::lock_guard lock(mu);
   }
   actions_changed.notify_all();
   return reply;
@@ -35,9 +51,6 @@ httplib::Server::Handler Router::Wrap(const std::string& route, Handler handler)
       reply = handler(request);
     } catch (const ApiError& e) {
       reply = {e.code(), e.ToJson()};
-    } catch (const JournalError& e) {
-      // The store failed: the event was not stored, so it was not applied either.
-      reply = {500, ApiError(500, "StoreFailed", e.what()).ToJson()};
     } catch (const std::exception& e) {
       reply = {500, ApiError(500, "InternalError", e.what()).ToJson()};
     }

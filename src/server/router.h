@@ -21,11 +21,13 @@ namespace archimedes {
 
 class ApiContext {
  public:
-  ApiContext(const ServerConfig& config, ControlPlane& plane, ServerMetrics& metrics)
-      : config(config), plane(plane), metrics(metrics) {}
+  ApiContext(const ServerConfig& config, ControlPlane& plane, Journal& journal,
+             ServerMetrics& metrics)
+      : config(config), plane(plane), plane_journal(journal), metrics(metrics) {}
 
-  // Applies a mutation under the lock and wakes the long-polls when it produced actions. Throws
-  // ApiError 503 until the state is restored.
+  // Applies a mutation under the lock, returns once it is stored, and wakes the long-polls. Throws
+  // ApiError (503 until the state is restored). When the store fails, the process stops: a
+  // restart rebuilds the state from what the store holds.
   Reply Mutate(Event event);
   // Runs `read` on the plane under the lock. Throws ApiError 503 until the state is restored.
   template <typename F>
@@ -38,6 +40,7 @@ class ApiContext {
 
   const ServerConfig& config;
   ControlPlane& plane;
+  Journal& plane_journal;
   ServerMetrics& metrics;
   std::mutex mu;  // guards the plane
   std::condition_variable actions_changed;
