@@ -677,6 +677,15 @@ std::array<int64_t, 2> ControlPlane::PendingTasksByKind() const {
   return pending;
 }
 
+std::array<double, kNumDims> ControlPlane::ReportedUsage() const {
+  std::array<double, kNumDims> total{};
+  for (ContainerId id = 0; id < static_cast<ContainerId>(containers_.size()); ++id) {
+    if (!containers_[id].has_usage || !engine_.cluster().alive(id)) continue;
+    for (int d = 0; d < kNumDims; ++d) total[d] += containers_[id].usage.usage[d];
+  }
+  return total;
+}
+
 std::map<std::string, int64_t> ControlPlane::JobsByPhase() const {
   std::map<std::string, int64_t> phases = {
       {"Queued", 0}, {"Running", 0}, {"Late", 0}, {"Succeeded", 0}, {"Failed", 0}};

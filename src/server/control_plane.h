@@ -87,6 +87,8 @@ class ControlPlane {
   // Pending tasks per job kind (serverless, offline), and jobs per phase.
   std::array<int64_t, 2> PendingTasksByKind() const;
   std::map<std::string, int64_t> JobsByPhase() const;
+  // The sum of the usage last reported for each container placed now.
+  std::array<double, kNumDims> ReportedUsage() const;
   int64_t events_applied() const { return events_applied_; }
 
  private:

@@ -78,8 +78,8 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
       histogram.Write(out, "archimedes_http_request_duration_seconds", "route=\"" + route + "\"");
     }
     Header(out, "archimedes_schedule_cycle_duration_seconds", "histogram",
-           "Time the engine took to advance the clock by one clock event: its scheduling cycles "
-           "and usage rounds.");
+           "Time to advance the clock by one clock event: its scheduling cycles and usage "
+           "rounds, and storing the event.");
     cycle_seconds_.Write(out, "archimedes_schedule_cycle_duration_seconds", "");
   }
   Header(out, "archimedes_decision_latency_seconds", "summary",
@@ -110,12 +110,14 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
   }
 
   const ClusterState& state = engine.cluster();
-  Resources allocatable, requested;
+  const std::array<double, kNumDims> usage = plane.ReportedUsage();
+  Resources allocatable, requested, capacity;
   int ready = 0;
   for (NodeId n = 0; n < state.num_nodes(); ++n) {
     if (!state.ready(n)) continue;
     ++ready;
     allocatable += state.allocatable(n);
+    capacity += state.node(n).capacity;
     requested +=
         state.requested(n) +
         (state.accounting() == TaskAccounting::kReclaimed ? state.task_requested(n) : Resources{});
@@ -128,6 +130,8 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
   Header(out, "archimedes_requested", "gauge",
          "Requests of the containers on ready nodes per dimension, in canonical units.");
   Header(out, "archimedes_allocation_ratio", "gauge", "Requested over allocatable per dimension.");
+  Header(out, "archimedes_utilisation_ratio", "gauge",
+         "Usage the agents last reported over the ready nodes' capacity, per dimension.");
   for (Dim d : kAllDims) {
     const std::string label = "dimension=\"" + std::string(DimName(d)) + "\"";
     Sample(out, "archimedes_allocatable", label, static_cast<double>(allocatable[d]));
@@ -136,6 +140,8 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
            allocatable[d] > 0
                ? static_cast<double>(requested[d]) / static_cast<double>(allocatable[d])
                : 0.0);
+    Sample(out, "archimedes_utilisation_ratio", label,
+           capacity[d] > 0 ? usage[static_cast<int>(d)] / static_cast<double>(capacity[d]) : 0.0);
   }
   Header(out, "archimedes_containers", "gauge", "Containers placed.");
   Sample(out, "archimedes_containers", "", state.num_containers());

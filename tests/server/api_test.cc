@@ -327,7 +327,8 @@ TEST(ApiTest, ClockHealthMetricsAndUnknownRoutes) {
         "archimedes_nodes_ready 1",
         "archimedes_http_requests_total{route=\"/v1/jobs\",method=\"POST\",code=\"201\"} 1",
         "archimedes_http_request_duration_seconds_bucket{route=\"/v1/nodes/{name}\",le=\"+Inf\"} 1",
-        "archimedes_allocatable{dimension=\"cpu\"} 8000"}) {
+        "archimedes_allocatable{dimension=\"cpu\"} 8000",
+        "archimedes_utilisation_ratio{dimension=\"cpu\"} 0"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
 
