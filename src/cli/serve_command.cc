@@ -1,5 +1,6 @@
 // `archimedes serve`: the engine as a long-running scheduler behind an HTTP API (docs/api.md).
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <iostream>
@@ -44,10 +45,10 @@ int Run(const ServeArgs& args) {
     signalled = true;
     server.Stop();
   });
-  // The watcher waits for a signal; when the server ends otherwise, it is sent the one it waits
-  // for.
+  // The watcher waits for a signal; when the server ends otherwise, the process sends itself the
+  // one it waits for (every thread blocks it, so the watcher's sigwait takes it).
   auto release_watcher = [&] {
-    if (!signalled) pthread_kill(watcher.native_handle(), SIGTERM);
+    if (!signalled) kill(getpid(), SIGTERM);
     watcher.join();
   };
   try {

@@ -62,6 +62,8 @@ int64_t ControlPlane::Restore(Journal& journal) {
       Dispatch(event);
     } catch (const ApiError&) {
       // It failed the same way when it was applied: the client was told, nothing changed.
+    } catch (const std::invalid_argument&) {
+      // Likewise for what the engine refused once the event was stored.
     }
     ++replayed;
   });
@@ -71,12 +73,23 @@ int64_t ControlPlane::Restore(Journal& journal) {
 }
 
 Reply ControlPlane::Apply(Event event, int64_t* journal_seq) {
+  stored_seq();  // forgets the marks of the events stored since
   event.time = engine_.now();
   const int64_t appended_before = event_seq_;
-  Reply reply = Dispatch(event);
-  *journal_seq = event_seq_ != appended_before ? event_seq_ : 0;
-  if (*journal_seq > 0) pending_marks_.emplace_back(event_seq_, last_seq_);
-  return reply;
+  // An event stored and then refused by the engine (which then changed nothing) is replayed the
+  // same way; it is kept, and marked like any other.
+  auto mark = [&] {
+    *journal_seq = event_seq_ != appended_before ? event_seq_ : 0;
+    if (*journal_seq > 0) pending_marks_.emplace_back(event_seq_, last_seq_);
+  };
+  try {
+    Reply reply = Dispatch(event);
+    mark();
+    return reply;
+  } catch (const std::invalid_argument& e) {
+    mark();
+    throw Invalid(e.what());
+  }
 }
 
 int64_t ControlPlane::Commit(const Event& event) {

@@ -39,7 +39,6 @@ inline constexpr int64_t kMaxCatchUpSeconds = 300;
 struct PlaneOptions {
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
-  bool virtual_clock = false;
 };
 
 // An answer: an HTTP status and the object (a JSON string is sent as plain text).
@@ -89,6 +88,7 @@ class ControlPlane {
   std::map<std::string, int64_t> JobsByPhase() const;
   // The sum of the usage last reported for each container placed now.
   std::array<double, kNumDims> ReportedUsage() const;
+  // Events applied since the start, the replayed ones included.
   int64_t events_applied() const { return events_applied_; }
 
  private:

@@ -151,6 +151,9 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
            "kind=\"" + std::string(ActionKindName(static_cast<ActionKind>(k))) + "\"",
            static_cast<double>(plane.action_counts().by_kind[k]));
   }
+  Header(out, "archimedes_events_applied_total", "counter",
+         "Events applied since the start, those replayed from the journal included.");
+  Sample(out, "archimedes_events_applied_total", "", static_cast<double>(plane.events_applied()));
   Header(out, "archimedes_engine_time_seconds", "gauge", "The engine's clock.");
   Sample(out, "archimedes_engine_time_seconds", "", static_cast<double>(plane.now()));
   return out;

@@ -1,7 +1,6 @@
 #include "server/objects.h"
 
 #include <charconv>
-#include <cmath>
 #include <limits>
 
 #include "model/duration.h"
@@ -290,12 +289,6 @@ nlohmann::json EncodeResources(const Resources& r) {
         d == Dim::kCpu || d == Dim::kGpu ? FormatMilli(r[d]) : FormatBytes(r[d]);
   }
   return out;
-}
-
-nlohmann::json EncodeUsage(const Usage& u) {
-  Resources r;
-  for (int d = 0; d < kNumDims; ++d) r.amount[d] = std::llround(u[d]);
-  return EncodeResources(r);
 }
 
 nlohmann::json EncodeNodeSpec(const Node& node) {

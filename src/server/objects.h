@@ -76,7 +76,6 @@ void CheckNodeName(const std::string& name);
 void CheckServiceName(const std::string& name);
 
 nlohmann::json EncodeResources(const Resources& r);
-nlohmann::json EncodeUsage(const Usage& u);
 // The specs as the decoders above read them back.
 nlohmann::json EncodeNodeSpec(const Node& node);
 nlohmann::json EncodeServiceSpec(const Service& service);
