@@ -10,6 +10,7 @@ void AddSimulateCommand(CLI::App& app);
 void AddMagiCommand(CLI::App& app);
 void AddProfileCommand(CLI::App& app);
 void AddFaultsCommand(CLI::App& app);
+void AddServeCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 

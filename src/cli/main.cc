@@ -16,6 +16,7 @@ int Run(int argc, char** argv) {
     archimedes::cli::AddMagiCommand(app);
     archimedes::cli::AddProfileCommand(app);
     archimedes::cli::AddFaultsCommand(app);
+    archimedes::cli::AddServeCommand(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

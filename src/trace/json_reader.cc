@@ -116,7 +116,10 @@ json ReadJsonFile(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw TraceError(path, 0, "cannot read the file");
-  std::string text = buffer.str();
+  return ParseJsonText(path, buffer.str());
+}
+
+json ParseJsonText(const std::string& path, const std::string& text) {
   try {
     return json::parse(text, DuplicateKeyCheck(path));
   } catch (const json::parse_error& e) {

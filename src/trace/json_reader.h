@@ -51,6 +51,8 @@ inline constexpr size_t kMaxJsonDepth = 64;
 // malformed (with the line, and the column in the message), JsonError for a duplicated key or for
 // nesting deeper than kMaxJsonDepth.
 nlohmann::json ReadJsonFile(const std::string& path);
+// The same for a document given as text (a request body), `source` naming it in errors.
+nlohmann::json ParseJsonText(const std::string& source, const std::string& text);
 
 class JsonValue {
  public:

@@ -1,0 +1,141 @@
+#include "server/api_server.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "engine/policy.h"
+#include "model/duration.h"
+#include "server/api_error.h"
+
+namespace archimedes {
+namespace {
+
+std::string JournalPath(const ServerConfig& config) {
+  return (std::filesystem::path(config.data) / "journal.db").string();
+}
+
+std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
+  std::error_code error;
+  std::filesystem::create_directories(config.data, error);
+  if (error) {
+    throw JournalError("cannot create the data folder " + config.data + ": " + error.message());
+  }
+  // What decides how the events replay: replayed under other settings they would give another
+  // state.
+  return std::make_unique<Journal>(
+      JournalPath(config), std::map<std::string, std::string>{
+                               {"policy", config.policy},
+                               {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
+                               {"cycle", FormatDuration(config.cycle_s)},
+                               {"usage-round", FormatDuration(config.usage_round_s)}});
+}
+
+int64_t WallSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+ApiServer::ApiServer(ServerConfig config)
+    : config_(std::move(config)),
+      journal_(OpenJournal(config_)),
+      plane_(MakePolicy(config_.policy),
+             PlaneOptions{.cycle_s = config_.cycle_s, .usage_round_s = config_.usage_round_s}),
+      context_(config_, plane_, *journal_, metrics_) {
+  const int threads = config_.http_threads;
+  // Small answers go out at once rather than waiting for the client's delayed ack.
+  http_.set_tcp_nodelay(true);
+  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_.set_payload_max_length(static_cast<size_t>(config_.max_body_bytes));
+  // httplib's own refusals (no route, a body over the limit, a malformed request) in the API's
+  // error shape; answers of the handlers already have one.
+  http_.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request& request, httplib::Response& response) {
+        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        std::string message = "no route " + request.method + " " + request.path;
+        std::string reason = "NotFound";
+        if (response.status == 413) {
+          reason = "RequestEntityTooLarge";
+          message = "the request body is larger than max-body, " +
+                    std::to_string(config_.max_body_bytes) + " bytes";
+        } else if (response.status != 404) {
+          reason = "BadRequest";
+          message = "the request could not be read";
+        }
+        response.set_content(ApiError(response.status, reason, message).ToJson().dump(),
+                             "application/json");
+        metrics_.ObserveRequest("unmatched", request.method, response.status, 0);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  Router router(http_, context_);
+  AddNodeRoutes(router, context_);
+  AddServiceRoutes(router, context_);
+  AddJobRoutes(router, context_);
+  AddAgentRoutes(router, context_);
+  AddSystemRoutes(router, context_);
+  if (config_.port == 0) {
+    port_ = http_.bind_to_any_port(config_.host);
+  } else if (http_.bind_to_port(config_.host, config_.port)) {
+    port_ = config_.port;
+  } else {
+    port_ = -1;
+  }
+  if (port_ <= 0) throw std::runtime_error("cannot listen on " + ListenAddress(config_));
+}
+
+ApiServer::~ApiServer() { Stop(); }
+
+std::string ApiServer::store_description() const { return "sqlite " + journal_->path(); }
+
+int64_t ApiServer::Run() {
+  std::thread listener([this] { http_.listen_after_bind(); });
+  int64_t replayed = 0;
+  try {
+    std::lock_guard lock(context_.mu);
+    replayed = plane_.Restore(*journal_);
+    context_.ready = true;
+  } catch (...) {
+    http_.stop();
+    listener.join();
+    throw;
+  }
+  std::unique_lock lock(stop_mu_);
+  while (!stop_requested_) {
+    if (config_.clock == ClockMode::kWall) {
+      lock.unlock();
+      try {
+        context_.Mutate(
+            {.kind = EventKind::kClock, .body = nlohmann::json{{"time", WallSeconds()}}.dump()});
+      } catch (const ApiError&) {
+        // The wall clock stepped back: the engine's time never does; the next tick catches up.
+      }
+      lock.lock();
+    }
+    stop_cv_.wait_for(lock, std::chrono::seconds(config_.cycle_s),
+                      [this] { return stop_requested_; });
+  }
+  lock.unlock();
+  http_.stop();
+  listener.join();
+  return replayed;
+}
+
+void ApiServer::Stop() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stop_requested_ = true;
+  }
+  stop_cv_.notify_all();
+  context_.stopping = true;
+  {
+    // Taken so that a long-poll between its check and its wait does not miss the wake-up.
+    std::lock_guard lock(context_.mu);
+  }
+  context_.actions_changed.notify_all();
+}
+
+}  // namespace archimedes

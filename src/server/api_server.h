@@ -1,0 +1,57 @@
+// `archimedes serve` (DESIGN §10): the control plane behind an HTTP API, its state in the journal
+// of the data folder. Construction opens the journal and binds the listening socket (so the port
+// is known before serving); Run restores the state by replaying the journal (/readyz answers 503
+// until then), then serves, moving a wall clock once per cycle, until Stop. Stop is graceful: the
+// listening socket closes, requests in flight finish (waiting long-polls answer at once), and
+// since every answered mutation is already in the journal nothing is left to persist.
+#ifndef ARCHIMEDES_SERVER_API_SERVER_H_
+#define ARCHIMEDES_SERVER_API_SERVER_H_
+
+#include <httplib.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "server/config.h"
+#include "server/control_plane.h"
+#include "server/journal.h"
+#include "server/metrics.h"
+#include "server/router.h"
+
+namespace archimedes {
+
+class ApiServer {
+ public:
+  // Throws ConfigError, JournalError, or std::runtime_error when the address cannot be bound.
+  explicit ApiServer(ServerConfig config);
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  int port() const { return port_; }
+  // "sqlite <data>/journal.db".
+  std::string store_description() const;
+  // Blocks until Stop. Returns the number of events replayed at start. Throws JournalError when
+  // the journal cannot be replayed.
+  int64_t Run();
+  // Safe from any thread, any number of times.
+  void Stop();
+
+ private:
+  ServerConfig config_;
+  std::unique_ptr<Journal> journal_;
+  ControlPlane plane_;
+  ServerMetrics metrics_;
+  ApiContext context_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stop_requested_ = false;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_API_SERVER_H_

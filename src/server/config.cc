@@ -1,0 +1,144 @@
+#include "server/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <exception>
+
+#include "engine/policy.h"
+#include "model/duration.h"
+#include "model/quantity.h"
+
+namespace archimedes {
+namespace {
+
+[[noreturn]] void Fail(std::string_view key, const std::string& value, const std::string& why) {
+  throw ConfigError(std::string(key) + " \"" + value + "\": " + why);
+}
+
+int64_t PositiveDuration(std::string_view key, const std::string& value) {
+  int64_t seconds = 0;
+  try {
+    seconds = ParseDuration(value);
+  } catch (const DurationError& e) {
+    Fail(key, value, e.what());
+  }
+  if (seconds <= 0) Fail(key, value, "must be at least 1s");
+  return seconds;
+}
+
+void SetListen(ServerConfig& config, const std::string& value) {
+  const size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0) Fail("listen", value, "expected host:port");
+  const std::string_view port_text = std::string_view(value).substr(colon + 1);
+  int port = -1;
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
+    Fail("listen", value, "the port must be a number in [0, 65535]");
+  }
+  config.host = value.substr(0, colon);
+  config.port = port;
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& ConfigKeys() {
+  static const std::vector<ConfigKey> keys = {
+      {"listen", "host:port to listen on (port 0: any free port)"},
+      {"data", "folder of the embedded store"},
+      {"store", "state store: sqlite"},
+      {"policy", "the engine's policy"},
+      {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
+      {"cycle", "scheduling cycle period (a duration: 1s)"},
+      {"usage-round", "how often reported usage goes to the engine (a duration: 60s)"},
+      {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
+      {"http-threads", "requests served at once; each waiting long-poll holds one"},
+  };
+  return keys;
+}
+
+void SetConfigKey(ServerConfig& config, std::string_view key, const std::string& value) {
+  if (key == "listen") {
+    SetListen(config, value);
+  } else if (key == "data") {
+    if (value.empty()) Fail(key, value, "must name a folder");
+    config.data = value;
+  } else if (key == "store") {
+    if (value != "sqlite") {
+      Fail(key, value,
+           value.starts_with("etcd://") ? "the etcd store is not supported by serve yet; use sqlite"
+                                        : "unknown store; use sqlite");
+    }
+    config.store = value;
+  } else if (key == "policy") {
+    try {
+      MakePolicy(value);
+    } catch (const std::invalid_argument& e) {
+      Fail(key, value, e.what());
+    }
+    config.policy = value;
+  } else if (key == "clock") {
+    if (value == "wall") {
+      config.clock = ClockMode::kWall;
+    } else if (value == "virtual") {
+      config.clock = ClockMode::kVirtual;
+    } else {
+      Fail(key, value, "expected wall or virtual");
+    }
+  } else if (key == "cycle") {
+    config.cycle_s = PositiveDuration(key, value);
+  } else if (key == "usage-round") {
+    config.usage_round_s = PositiveDuration(key, value);
+  } else if (key == "max-body") {
+    int64_t bytes = 0;
+    try {
+      bytes = ParseUnits(value);
+    } catch (const QuantityError& e) {
+      Fail(key, value, e.what());
+    }
+    if (bytes < 1024) Fail(key, value, "must be at least 1Ki");
+    config.max_body_bytes = bytes;
+  } else if (key == "http-threads") {
+    int threads = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
+    if (ec != std::errc() || end != value.data() + value.size() || threads < 2 || threads > 4096) {
+      Fail(key, value, "expected a whole number in [2, 4096]");
+    }
+    config.http_threads = threads;
+  } else {
+    std::string known;
+    for (const ConfigKey& k : ConfigKeys()) known += (known.empty() ? "" : ", ") + k.name;
+    throw ConfigError("unknown key \"" + std::string(key) + "\" (known: " + known + ")");
+  }
+}
+
+void ReadConfigFile(const std::string& path, ServerConfig& config) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(path + ": cannot read the file");
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (root.IsNull()) return;  // an empty file sets nothing
+  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping of keys to values");
+  for (const auto& entry : root) {
+    const std::string line = std::to_string(entry.first.Mark().line + 1);
+    if (!entry.first.IsScalar() || !entry.second.IsScalar()) {
+      throw ConfigError(path + ":" + line + ": expected key: value with a plain value");
+    }
+    try {
+      SetConfigKey(config, entry.first.Scalar(), entry.second.Scalar());
+    } catch (const ConfigError& e) {
+      throw ConfigError(path + ":" + line + ": " + e.what());
+    }
+  }
+}
+
+std::string ListenAddress(const ServerConfig& config) {
+  return config.host + ":" + std::to_string(config.port);
+}
+
+}  // namespace archimedes

@@ -1,0 +1,64 @@
+// `archimedes serve`'s settings: one YAML file of `key: value` pairs, each key also a flag of the
+// same name (`--usage-round 60s`), a flag winning over the file. Every value is checked when it
+// is set, and a bad one is a ConfigError naming the key, the value and what is wrong.
+//
+//   listen: 127.0.0.1:8080    host:port to listen on (port 0: any free port)
+//   data: ./archimedes-data    folder of the embedded store
+//   store: sqlite              the state store (only the embedded SQLite one so far)
+//   policy: archimedes         the engine's policy (engine/policy.h)
+//   clock: wall                wall | virtual (time moves only through POST /v1/clock)
+//   cycle: 1s                  scheduling cycle: how often the engine places what is pending
+//   usage-round: 60s           how often the usage reported by the agents goes to the engine
+//   max-body: 1Mi              largest request body accepted (413 beyond)
+//   http-threads: 64           requests served at once (each waiting long-poll holds one)
+#ifndef ARCHIMEDES_SERVER_CONFIG_H_
+#define ARCHIMEDES_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archimedes {
+
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class ClockMode : uint8_t { kWall, kVirtual };
+
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string data = "archimedes-data";
+  std::string store = "sqlite";
+  std::string policy = "archimedes";
+  ClockMode clock = ClockMode::kWall;
+  int64_t cycle_s = 1;
+  int64_t usage_round_s = 60;
+  int64_t max_body_bytes = int64_t{1} << 20;
+  int http_threads = 64;
+};
+
+struct ConfigKey {
+  std::string name;
+  std::string help;
+};
+// Every key, in the order the file's comment above lists them.
+const std::vector<ConfigKey>& ConfigKeys();
+
+// Sets `key` from its text. Throws ConfigError.
+void SetConfigKey(ServerConfig& config, std::string_view key, const std::string& value);
+
+// Applies the YAML file at `path` (a mapping of keys to scalars) to `config`. Throws ConfigError
+// naming the file, the line and the key.
+void ReadConfigFile(const std::string& path, ServerConfig& config);
+
+// "127.0.0.1:8080".
+std::string ListenAddress(const ServerConfig& config);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_CONFIG_H_

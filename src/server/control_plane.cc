@@ -1,0 +1,709 @@
+#include "server/control_plane.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "model/duration.h"
+#include "model/quantity.h"
+#include "server/api_error.h"
+#include "server/objects.h"
+
+namespace archimedes {
+namespace {
+
+constexpr char kApiVersion[] = "archimedes.io/v1";
+constexpr char kJobPrefix[] = "job-";
+
+// The submitter's patience when the job states none, as the simulator's default: tolerance plus
+// twice the tolerance, at least ten minutes.
+int64_t DefaultGiveUpAfter(const BatchJob& job) {
+  return job.delay_tolerance_s + std::max<int64_t>(2 * job.delay_tolerance_s, 600);
+}
+
+nlohmann::json Metadata(const std::string& name, int64_t version,
+                        const std::map<std::string, std::string>& labels) {
+  return {{"name", name}, {"labels", labels}, {"resourceVersion", std::to_string(version)}};
+}
+
+void CheckVersion(const std::optional<int64_t>& sent, int64_t current, const std::string& what) {
+  if (sent && *sent != current) {
+    throw Conflict(what + " has resourceVersion " + std::to_string(current) + ", not " +
+                       std::to_string(*sent) + ": it changed since it was read; read it again",
+                   "metadata.resourceVersion");
+  }
+}
+
+// The engine refuses what it cannot do with std::invalid_argument naming the input.
+template <typename F>
+void Engine422(F call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    throw Invalid(e.what());
+  }
+}
+
+}  // namespace
+
+ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
+    : engine_(policy, EngineOptions{}, {}, {}), options_(options) {}
+
+int64_t ControlPlane::Restore(Journal& journal) {
+  int64_t replayed = 0;
+  journal.ForEach([&](int64_t seq, const Event& event) {
+    event_seq_ = seq;
+    if (event.time != engine_.now()) {
+      throw JournalError(journal.path() + ": event " + std::to_string(seq) + " applied at " +
+                         std::to_string(event.time) + " s, but the replayed clock is at " +
+                         std::to_string(engine_.now()) + " s");
+    }
+    try {
+      Dispatch(event);
+    } catch (const ApiError&) {
+      // It failed the same way when it was applied: the client was told, nothing changed.
+    } catch (const std::invalid_argument&) {
+      // Likewise for what the engine refused once the event was stored.
+    }
+    ++replayed;
+  });
+  journal_ = &journal;
+  stored_seq_ = last_seq_;
+  return replayed;
+}
+
+Reply ControlPlane::Apply(Event event, int64_t* journal_seq) {
+  stored_seq();  // forgets the marks of the events stored since
+  event.time = engine_.now();
+  const int64_t appended_before = event_seq_;
+  // An event stored and then refused by the engine (which then changed nothing) is replayed the
+  // same way; it is kept, and marked like any other.
+  auto mark = [&] {
+    *journal_seq = event_seq_ != appended_before ? event_seq_ : 0;
+    if (*journal_seq > 0) pending_marks_.emplace_back(event_seq_, last_seq_);
+  };
+  try {
+    Reply reply = Dispatch(event);
+    mark();
+    return reply;
+  } catch (const std::invalid_argument& e) {
+    mark();
+    throw Invalid(e.what());
+  }
+}
+
+int64_t ControlPlane::Commit(const Event& event) {
+  if (journal_ != nullptr) event_seq_ = journal_->Append(event);
+  ++events_applied_;
+  return event_seq_;
+}
+
+int64_t ControlPlane::stored_seq() {
+  while (!pending_marks_.empty() && pending_marks_.front().first <= journal_->committed()) {
+    stored_seq_ = pending_marks_.front().second;
+    pending_marks_.pop_front();
+  }
+  return stored_seq_;
+}
+
+Reply ControlPlane::Dispatch(const Event& event) {
+  switch (event.kind) {
+    case EventKind::kPutNode:
+      return PutNode(event);
+    case EventKind::kDeleteNode:
+      return DeleteNode(event);
+    case EventKind::kPutService:
+      return PutService(event);
+    case EventKind::kDeleteService:
+      return DeleteService(event);
+    case EventKind::kSubmitJob:
+      return SubmitJob(event);
+    case EventKind::kCancelJob:
+      return CancelJob(event);
+    case EventKind::kContainerStatus:
+      return ContainerStatus(event);
+    case EventKind::kUsage:
+      return ReportUsage(event);
+    case EventKind::kClock:
+      return AdvanceClock(event);
+  }
+  throw std::logic_error("unknown event kind");
+}
+
+// --- Nodes.
+
+Reply ControlPlane::PutNode(const Event& event) {
+  NodeRequest request = DecodeNode(event.target, event.body);
+  auto it = nodes_.find(event.target);
+  if (it != nodes_.end() && !it->second.removed) {
+    const NodeRecord& record = it->second;
+    const std::string what = "node \"" + event.target + "\"";
+    CheckVersion(request.meta.resource_version, record.version, what);
+    const Node& current = engine_.cluster().node(record.id);
+    if (request.node.capacity != current.capacity ||
+        request.node.allocatable != current.allocatable || request.node.zone != current.zone ||
+        request.node.pod != current.pod) {
+      throw Invalid(what +
+                        ": only its labels may change; delete and add it again to change its "
+                        "capacity, allocatable, zone or pod",
+                    "spec");
+    }
+    if (request.node.labels == current.labels) return {200, NodeJson(event.target, record)};
+    const int64_t version = Commit(event);
+    engine_.SetNodeLabels(record.id, request.node.labels);
+    Drain();
+    it->second.version = version;
+    return {200, NodeJson(event.target, it->second)};
+  }
+  if (request.meta.resource_version) {
+    throw Conflict("node \"" + event.target +
+                       "\" does not exist: a new object has no "
+                       "resourceVersion",
+                   "metadata.resourceVersion");
+  }
+  const int64_t version = Commit(event);
+  const NodeId id = engine_.AddNode(request.node);
+  Drain();
+  NodeRecord& record = nodes_[event.target];
+  record = {.id = id, .version = version, .removed = false};
+  if (node_names_.size() <= static_cast<size_t>(id)) {
+    node_names_.resize(id + 1);
+    node_actions_.resize(id + 1);
+  }
+  node_names_[id] = event.target;
+  return {201, NodeJson(event.target, record)};
+}
+
+Reply ControlPlane::DeleteNode(const Event& event) {
+  const NodeRecord& record = FindNode(event.target);
+  const int64_t version = Commit(event);
+  engine_.RemoveNode(record.id);
+  Drain();
+  NodeRecord& changed = nodes_[event.target];
+  changed.removed = true;
+  changed.version = version;
+  return {200, NodeJson(event.target, changed)};
+}
+
+// --- Services.
+
+Reply ControlPlane::PutService(const Event& event) {
+  ServiceRequest request = DecodeService(event.target, event.body);
+  const Service& wanted = request.service;
+  auto it = services_.find(event.target);
+  if (it != services_.end()) {
+    ServiceRecord& record = it->second;
+    const std::string what = "service \"" + event.target + "\"";
+    CheckVersion(request.meta.resource_version, record.version, what);
+    const Service& current = record.spec;
+    const bool same_shape =
+        wanted.requests == current.requests && wanted.limits == current.limits &&
+        wanted.priority == current.priority && wanted.qos == current.qos &&
+        AppName(wanted) == AppName(current) && wanted.max_per_node == current.max_per_node &&
+        wanted.node_selector == current.node_selector && wanted.startup_s == current.startup_s &&
+        wanted.sla.availability == current.sla.availability;
+    if (!same_shape) {
+      throw Invalid(what +
+                        ": only replicas and labels may change; delete and create it again to "
+                        "change anything else",
+                    "spec");
+    }
+    if (wanted.replicas == current.replicas && request.meta.labels == record.labels) {
+      return {200, ServiceJson(event.target, record)};
+    }
+    const int64_t version = Commit(event);
+    if (wanted.replicas != current.replicas) {
+      engine_.ScaleService(record.id, wanted.replicas);
+      Drain();
+    }
+    record.spec.replicas = wanted.replicas;
+    record.labels = request.meta.labels;
+    record.version = version;
+    return {200, ServiceJson(event.target, record)};
+  }
+  if (request.meta.resource_version) {
+    throw Conflict("service \"" + event.target +
+                       "\" does not exist: a new object has no "
+                       "resourceVersion",
+                   "metadata.resourceVersion");
+  }
+  const int64_t version = Commit(event);
+  Service declared = wanted;
+  declared.replicas = 0;  // the engine runs it once scaled
+  const int32_t id = engine_.CreateService(declared);
+  engine_.ScaleService(id, wanted.replicas);
+  Drain();
+  ServiceRecord& record = services_[event.target];
+  record = {.id = id, .version = version, .labels = request.meta.labels, .spec = wanted};
+  if (service_names_.size() <= static_cast<size_t>(id)) service_names_.resize(id + 1);
+  service_names_[id] = event.target;
+  return {201, ServiceJson(event.target, record)};
+}
+
+Reply ControlPlane::DeleteService(const Event& event) {
+  const ServiceRecord record = FindService(event.target);
+  Commit(event);
+  engine_.DeleteService(record.id);
+  Drain();
+  nlohmann::json gone = ServiceJson(event.target, record);
+  services_.erase(event.target);
+  return {200, gone};
+}
+
+// --- Jobs.
+
+Reply ControlPlane::SubmitJob(const Event& event) {
+  const auto id = static_cast<int32_t>(jobs_.size());
+  JobRequest request = DecodeJob(kJobPrefix + std::to_string(id), event.body);
+  const std::string canonical = nlohmann::json::parse(event.body).dump();
+  if (!event.idempotency_key.empty()) {
+    if (auto it = jobs_by_key_.find(event.idempotency_key); it != jobs_by_key_.end()) {
+      if (jobs_[it->second].canonical_body != canonical) {
+        throw Conflict("Idempotency-Key \"" + event.idempotency_key + "\" was used for " +
+                           kJobPrefix + std::to_string(it->second) +
+                           " with a different body: use a new key for a new job",
+                       "Idempotency-Key");
+      }
+      return {200, JobJson(it->second)};
+    }
+  }
+  if (request.meta.resource_version) {
+    throw Conflict("a new job has no resourceVersion", "metadata.resourceVersion");
+  }
+  const Resources& task = request.job.task_requests;
+  bool fits_somewhere = false;
+  for (const auto& [name, record] : nodes_) {
+    fits_somewhere |= !record.removed && task.FitsIn(engine_.cluster().node(record.id).capacity);
+  }
+  if (!fits_somewhere) {
+    throw Invalid("job: no node of the " + std::to_string(engine_.cluster().num_nodes()) +
+                      " added can hold a task of " + ToString(task) +
+                      ": it could never start (add a larger node first)",
+                  "spec.requests");
+  }
+  const int64_t version = Commit(event);
+  request.job.submit_time = engine_.now();
+  const int64_t give_up_at =
+      engine_.now() + request.give_up_after_s.value_or(DefaultGiveUpAfter(request.job));
+  jobs_.push_back({.job = request.job,
+                   .labels = request.meta.labels,
+                   .give_up_after_s = request.give_up_after_s,
+                   .version = version,
+                   .submitted = engine_.now(),
+                   .give_up_at = give_up_at,
+                   .idempotency_key = event.idempotency_key,
+                   .canonical_body = canonical});
+  if (!event.idempotency_key.empty()) jobs_by_key_[event.idempotency_key] = id;
+  engine_.SubmitJob(request.job, give_up_at);
+  Drain();
+  return {201, JobJson(id)};
+}
+
+Reply ControlPlane::CancelJob(const Event& event) {
+  const int32_t id = FindJob(event.target);
+  const std::string phase = JobPhase(id);
+  if (phase == "Succeeded" || phase == "Failed") return {200, JobJson(id)};
+  const int64_t version = Commit(event);
+  engine_.CancelJob(id);
+  Drain();
+  jobs_[id].cancelled = true;
+  jobs_[id].version = version;
+  return {200, JobJson(id)};
+}
+
+// --- Node agents.
+
+Reply ControlPlane::ContainerStatus(const Event& event) {
+  const ContainerStatusRequest request = DecodeContainerStatus(event.body);
+  const ContainerId id = FindContainer(event.target);
+  const Container& c = engine_.cluster().container(id);
+  if (request.phase == ContainerPhase::kSucceeded && c.kind == OwnerKind::kService) {
+    throw Invalid("container \"" + event.target +
+                      "\" is a service replica: it does not succeed; "
+                      "report Failed when it exits",
+                  "phase");
+  }
+  if (request.phase == ContainerPhase::kRunning && containers_[id].running) {
+    return {200, {{"container", event.target}, {"phase", "Running"}}};
+  }
+  Commit(event);
+  switch (request.phase) {
+    case ContainerPhase::kRunning:
+      containers_[id].running = true;
+      engine_.ContainerStarted(id);
+      break;
+    case ContainerPhase::kSucceeded:
+      engine_.ContainerFinished(id);
+      break;
+    case ContainerPhase::kFailed:
+      engine_.ContainerFailed(id);
+      break;
+    case ContainerPhase::kOomKilled:
+      engine_.ContainerOomKilled(id);
+      break;
+  }
+  if (request.phase != ContainerPhase::kRunning) {
+    container_ids_.erase(event.target);
+    containers_[id] = {};
+  }
+  Drain();
+  static constexpr const char* kPhases[] = {"Running", "Succeeded", "Failed", "OOMKilled"};
+  return {200,
+          {{"container", event.target},
+           {"phase", kPhases[static_cast<int>(request.phase)]},
+           {"exitCode", request.exit_code}}};
+}
+
+Reply ControlPlane::ReportUsage(const Event& event) {
+  const std::vector<UsageReport> reports = DecodeUsage(event.body);
+  std::vector<ContainerId> ids;
+  ids.reserve(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    try {
+      ids.push_back(FindContainer(reports[i].container));
+    } catch (const ApiError& e) {
+      throw ApiError(e.code(), e.reason(), e.what(),
+                     "samples[" + std::to_string(i) + "].container");
+    }
+  }
+  Commit(event);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const Container& c = engine_.cluster().container(ids[i]);
+    ContainerRecord& record = containers_[ids[i]];
+    record.has_usage = true;
+    record.usage = {.container = ids[i], .usage = reports[i].usage};
+    if (c.kind == OwnerKind::kTask) {
+      record.usage.work_done_s = reports[i].work_done_s;
+      record.usage.work_total_s = jobs_[c.owner].job.duration_estimate_s;
+    }
+  }
+  return {200, {{"accepted", reports.size()}}};
+}
+
+Reply ControlPlane::AdvanceClock(const Event& event) {
+  const int64_t to = DecodeClock(event.body, engine_.now());
+  Commit(event);
+  for (int64_t s = std::max(next_tick_, to - kMaxCatchUpSeconds); s < to; ++s) {
+    engine_.AdvanceTo(s);
+    Drain();
+    if (s % options_.cycle_s == 0) {
+      engine_.Schedule();
+      Drain();
+    }
+    if (s % options_.usage_round_s == 0) RunUsageRound();
+  }
+  next_tick_ = std::max(next_tick_, to);
+  engine_.AdvanceTo(to);
+  Drain();
+  return {200, {{"time", to}}};
+}
+
+void ControlPlane::RunUsageRound() {
+  const ClusterState& state = engine_.cluster();
+  fleet_samples_.clear();
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    if (!state.ready(n)) continue;
+    for (ContainerId id : state.containers_on(n)) {
+      if (state.container(id).kind == OwnerKind::kService && containers_[id].has_usage) {
+        fleet_samples_.push_back(containers_[id].usage);
+      }
+    }
+  }
+  engine_.BeginUsageRound(fleet_samples_);
+  Drain();
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    if (!state.ready(n)) continue;
+    node_samples_.clear();
+    for (ContainerId id : state.containers_on(n)) {
+      if (containers_[id].has_usage) node_samples_.push_back(containers_[id].usage);
+    }
+    engine_.ObserveNodeUsage(n, node_samples_);
+    Drain();
+  }
+  engine_.EndUsageRound();
+  Drain();
+}
+
+// --- Actions.
+
+void ControlPlane::Drain() {
+  for (const Action& a : engine_.actions()) {
+    const int64_t seq = ++last_seq_;
+    ++counts_.by_kind[static_cast<size_t>(a.kind)];
+    switch (a.kind) {
+      case ActionKind::kBind:
+      case ActionKind::kStartTask:
+      case ActionKind::kMigrate: {
+        if (containers_.size() <= static_cast<size_t>(a.container)) {
+          containers_.resize(a.container + 1);
+        }
+        // An engine id is reused once its container ended, maybe without an action (a failure).
+        if (!containers_[a.container].name.empty()) {
+          container_ids_.erase(containers_[a.container].name);
+        }
+        const std::string owner =
+            a.kind == ActionKind::kStartTask ? jobs_[a.job].job.name : service_names_[a.service];
+        containers_[a.container] = {.name = owner + "-" + std::to_string(seq)};
+        container_ids_[containers_[a.container].name] = a.container;
+        break;
+      }
+      case ActionKind::kReportLate:
+        jobs_[a.job].late_tasks = a.tasks;
+        jobs_[a.job].expected_start = a.expected_start;
+        break;
+      case ActionKind::kReject:
+        jobs_[a.job].rejected = a.message;
+        break;
+      case ActionKind::kEvict:
+      case ActionKind::kStop:
+      case ActionKind::kThrottle:
+      case ActionKind::kScaleOut:
+        break;
+    }
+    if (a.node >= 0 && a.kind != ActionKind::kReportLate && a.kind != ActionKind::kReject &&
+        a.kind != ActionKind::kScaleOut) {
+      node_actions_[a.node].push_back({seq, ActionJson(a, seq)});
+    }
+    if (a.kind == ActionKind::kEvict || a.kind == ActionKind::kStop) {
+      container_ids_.erase(containers_[a.container].name);
+      containers_[a.container] = {};
+    }
+  }
+  engine_.ClearActions();
+}
+
+nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
+  nlohmann::json out = {{"seq", seq},
+                        {"kind", ActionKindName(a.kind)},
+                        {"node", node_names_[a.node]},
+                        {"time", engine_.now()}};
+  if (a.container >= 0) out["container"] = containers_[a.container].name;
+  if (a.service >= 0) out["service"] = service_names_[a.service];
+  if (a.job >= 0) out["job"] = jobs_[a.job].job.name;
+  switch (a.kind) {
+    case ActionKind::kBind:
+    case ActionKind::kMigrate:
+      out["requests"] = EncodeResources(services_.at(service_names_[a.service]).spec.requests);
+      out["limits"] = EncodeResources(services_.at(service_names_[a.service]).spec.limits);
+      if (a.kind == ActionKind::kMigrate) out["replaces"] = containers_[a.replaced].name;
+      break;
+    case ActionKind::kStartTask:
+      out["requests"] = EncodeResources(jobs_[a.job].job.task_requests);
+      out["function"] = jobs_[a.job].job.function;
+      break;
+    case ActionKind::kEvict:
+      out["reason"] = EvictReasonName(a.reason);
+      break;
+    case ActionKind::kThrottle:
+      out["limits"] = {{"cpu", FormatMilli(static_cast<int64_t>(a.limits.cpu))},
+                       {"serverlessFirst", a.limits.serverless_first},
+                       {"ioThrottle", a.limits.io_throttle}};
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+nlohmann::json ControlPlane::NodeActions(const std::string& name, int64_t after, int limit) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) throw NotFound("node \"" + name + "\" was never added");
+  const std::vector<ActionRecord>& log = node_actions_[it->second.id];
+  auto first = std::upper_bound(log.begin(), log.end(), after,
+                                [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
+  const int64_t stored = stored_seq();
+  nlohmann::json items = nlohmann::json::array();
+  for (; first != log.end() && first->seq <= stored && static_cast<int>(items.size()) < limit;
+       ++first) {
+    items.push_back(first->body);
+  }
+  return {{"items", std::move(items)}, {"lastSeq", stored}};
+}
+
+// --- Reads.
+
+const ControlPlane::NodeRecord& ControlPlane::FindNode(const std::string& name) const {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.removed) throw NotFound("no node \"" + name + "\"");
+  return it->second;
+}
+
+const ControlPlane::ServiceRecord& ControlPlane::FindService(const std::string& name) const {
+  auto it = services_.find(name);
+  if (it == services_.end()) throw NotFound("no service \"" + name + "\"");
+  return it->second;
+}
+
+int32_t ControlPlane::FindJob(const std::string& name) const {
+  const std::string_view prefix = kJobPrefix;
+  int64_t id = -1;
+  if (name.starts_with(prefix) && name.size() > prefix.size() && name.size() < prefix.size() + 10 &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                  [](char c) { return c >= '0' && c <= '9'; })) {
+    id = std::stoll(name.substr(prefix.size()));
+  }
+  if (id < 0 || id >= static_cast<int64_t>(jobs_.size())) {
+    throw NotFound("no job \"" + name + "\"");
+  }
+  return static_cast<int32_t>(id);
+}
+
+ContainerId ControlPlane::FindContainer(const std::string& name) const {
+  auto it = container_ids_.find(name);
+  if (it == container_ids_.end() || !engine_.cluster().alive(it->second) ||
+      containers_[it->second].name != name) {
+    throw NotFound("no running container \"" + name + "\" (it may have ended)");
+  }
+  return it->second;
+}
+
+nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord& r) const {
+  const ClusterState& state = engine_.cluster();
+  const Node& node = state.node(r.id);
+  std::string condition = state.ready(r.id) ? "Ready" : "NotReady";
+  if (r.removed) condition = "Removed";
+  return {{"apiVersion", kApiVersion},
+          {"kind", "Node"},
+          {"metadata", Metadata(name, r.version, node.labels)},
+          {"spec", EncodeNodeSpec(node)},
+          {"status",
+           {{"condition", condition},
+            {"requested", EncodeResources(state.requested(r.id))},
+            {"taskRequested", EncodeResources(state.task_requested(r.id))},
+            {"containers", state.containers_on(r.id).size()}}}};
+}
+
+nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceRecord& r) const {
+  const ServiceStatus status = engine_.service_status(r.id);
+  nlohmann::json replicas = nlohmann::json::array();
+  int running = 0;
+  for (ContainerId id : status.replicas) {
+    const bool up = containers_[id].running;
+    running += up;
+    replicas.push_back({{"name", containers_[id].name},
+                        {"node", node_names_[engine_.cluster().container(id).node]},
+                        {"state", up ? "Running" : "Starting"}});
+  }
+  return {{"apiVersion", kApiVersion},
+          {"kind", "Service"},
+          {"metadata", Metadata(name, r.version, r.labels)},
+          {"spec", EncodeServiceSpec(r.spec)},
+          {"status",
+           {{"desired", status.desired + status.extra},
+            {"placed", status.replicas.size()},
+            {"running", running},
+            {"replicas", std::move(replicas)}}}};
+}
+
+std::string ControlPlane::JobPhase(int32_t id) const {
+  const JobRecord& r = jobs_[id];
+  const JobStatus s = engine_.job_status(id);
+  if (!r.rejected.empty()) return "Failed";
+  if (s.finished == r.job.tasks) return "Succeeded";
+  if (s.running > 0) return "Running";
+  if (s.pending > 0) return r.late_tasks > 0 ? "Late" : "Queued";
+  return "Failed";
+}
+
+nlohmann::json ControlPlane::JobJson(int32_t id) const {
+  const JobRecord& r = jobs_[id];
+  const JobStatus s = engine_.job_status(id);
+  const std::string phase = JobPhase(id);
+  nlohmann::json status = {{"phase", phase},
+                           {"tasks",
+                            {{"pending", s.pending},
+                             {"running", s.running},
+                             {"succeeded", s.finished},
+                             {"failed", s.failed}}},
+                           {"submitTime", r.submitted},
+                           {"giveUpTime", r.give_up_at}};
+  if (!r.rejected.empty()) {
+    status["reason"] = "Rejected";
+    status["message"] = r.rejected;
+  } else if (phase == "Failed") {
+    status["reason"] = r.cancelled ? "Cancelled" : "GaveUp";
+    status["message"] =
+        r.cancelled ? "cancelled by a DELETE"
+                    : std::to_string(s.failed) + " task(s) could not start before the give-up time";
+  } else if (phase == "Late") {
+    status["reason"] = "ToleranceExceeded";
+    status["message"] = std::to_string(r.late_tasks) +
+                        " task(s) cannot start within the delay "
+                        "tolerance of " +
+                        FormatDuration(r.job.delay_tolerance_s);
+    if (r.expected_start >= 0) status["expectedStart"] = r.expected_start;
+  }
+  return {{"apiVersion", kApiVersion},
+          {"kind", "Job"},
+          {"metadata", Metadata(r.job.name, r.version, r.labels)},
+          {"spec", EncodeJobSpec(r.job, r.give_up_after_s)},
+          {"status", std::move(status)}};
+}
+
+nlohmann::json ControlPlane::ListNodes() const {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& [name, record] : nodes_) {
+    if (!record.removed) items.push_back(NodeJson(name, record));
+  }
+  return {{"kind", "NodeList"}, {"items", std::move(items)}};
+}
+
+nlohmann::json ControlPlane::GetNode(const std::string& name) const {
+  return NodeJson(name, FindNode(name));
+}
+
+nlohmann::json ControlPlane::ListServices() const {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& [name, record] : services_) items.push_back(ServiceJson(name, record));
+  return {{"kind", "ServiceList"}, {"items", std::move(items)}};
+}
+
+nlohmann::json ControlPlane::GetService(const std::string& name) const {
+  return ServiceJson(name, FindService(name));
+}
+
+nlohmann::json ControlPlane::ListJobs(const std::string& phase) const {
+  static const std::vector<std::string> kPhases = {"Queued", "Running", "Late", "Succeeded",
+                                                   "Failed"};
+  if (!phase.empty() && std::find(kPhases.begin(), kPhases.end(), phase) == kPhases.end()) {
+    throw BadRequest("phase \"" + phase +
+                         "\" is not one of Queued, Running, Late, Succeeded, "
+                         "Failed",
+                     "phase");
+  }
+  nlohmann::json items = nlohmann::json::array();
+  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
+    if (phase.empty() || JobPhase(id) == phase) items.push_back(JobJson(id));
+  }
+  return {{"kind", "JobList"}, {"items", std::move(items)}};
+}
+
+nlohmann::json ControlPlane::GetJob(const std::string& name) const {
+  return JobJson(FindJob(name));
+}
+
+std::array<int64_t, 2> ControlPlane::PendingTasksByKind() const {
+  std::array<int64_t, 2> pending{};
+  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
+    pending[jobs_[id].job.type == JobType::kServerless ? 0 : 1] += engine_.job_status(id).pending;
+  }
+  return pending;
+}
+
+std::array<double, kNumDims> ControlPlane::ReportedUsage() const {
+  std::array<double, kNumDims> total{};
+  for (ContainerId id = 0; id < static_cast<ContainerId>(containers_.size()); ++id) {
+    if (!containers_[id].has_usage || !engine_.cluster().alive(id)) continue;
+    for (int d = 0; d < kNumDims; ++d) total[d] += containers_[id].usage.usage[d];
+  }
+  return total;
+}
+
+std::map<std::string, int64_t> ControlPlane::JobsByPhase() const {
+  std::map<std::string, int64_t> phases = {
+      {"Queued", 0}, {"Running", 0}, {"Late", 0}, {"Succeeded", 0}, {"Failed", 0}};
+  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) ++phases[JobPhase(id)];
+  return phases;
+}
+
+}  // namespace archimedes

@@ -1,0 +1,188 @@
+// The engine as the service runs it (DESIGN §10): the one place that changes the service's state.
+// Every mutation is an Event; Apply checks it against the state (throwing ApiError with nothing
+// changed), stores it in the journal, then applies it to the engine and to the records the API
+// shows (names, specs, versions, the containers' names, the actions handed to each node). Replaying
+// the journal through the same code rebuilds the same state: the engine is deterministic, so its
+// actions come out again in the same order with the same sequence numbers, and an agent resumes
+// where it was.
+//
+// Time is the engine's, in whole seconds; only clock events move it. Advancing to T runs, for each
+// second s not yet run before T (at most the last kMaxCatchUpSeconds of them), what the simulator
+// runs at s after that second's events: a scheduling cycle when s is a multiple of the cycle, a
+// usage round (the usage last reported for each container) when it is a multiple of the round.
+// Events apply at the current time; the next second's cycle places what they asked for.
+//
+// Not thread-safe: the HTTP layer serialises calls.
+#ifndef ARCHIMEDES_SERVER_CONTROL_PLANE_H_
+#define ARCHIMEDES_SERVER_CONTROL_PLANE_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "server/event.h"
+#include "server/journal.h"
+
+namespace archimedes {
+
+inline constexpr int64_t kMaxCatchUpSeconds = 300;
+
+struct PlaneOptions {
+  int64_t cycle_s = 1;
+  int64_t usage_round_s = 60;
+};
+
+// An answer: an HTTP status and the object (a JSON string is sent as plain text). clang-tidy
+// reads nlohmann::json's invariant checks in the implicit moves as throwing; they are not.
+struct Reply {  // NOLINT(bugprone-exception-escape)
+  int status = 200;
+  nlohmann::json body;
+};
+
+// What /metrics counts of the actions taken.
+struct ActionCounts {
+  std::array<int64_t, 9> by_kind{};  // indexed by ActionKind
+};
+
+class ControlPlane {
+ public:
+  ControlPlane(const Policy& policy, PlaneOptions options);
+
+  // Rebuilds the state from `journal`'s events, then journals every event applied from now on.
+  // Returns the number of events replayed.
+  int64_t Restore(Journal& journal);
+
+  // Checks, journals and applies `event` (its time is set to now), returning the reply and the
+  // event's journal number (0: nothing to store), for the caller to Sync before it answers.
+  // Throws ApiError, with nothing changed.
+  Reply Apply(Event event, int64_t* journal_seq);
+
+  nlohmann::json ListNodes() const;
+  nlohmann::json GetNode(const std::string& name) const;
+  nlohmann::json ListServices() const;
+  nlohmann::json GetService(const std::string& name) const;
+  // `phase` empty: every job.
+  nlohmann::json ListJobs(const std::string& phase) const;
+  nlohmann::json GetJob(const std::string& name) const;
+  // The stored actions for node `name` (those of events on disk: an agent never sees an action a
+  // crash could take back) with a sequence number above `after`, oldest first, at most `limit`:
+  // {"items": [...], "lastSeq": N}. Throws ApiError 404 for a node never added.
+  nlohmann::json NodeActions(const std::string& name, int64_t after, int limit);
+  // The last action sequence number handed out (0: none yet), and the last one stored.
+  int64_t last_seq() const { return last_seq_; }
+  int64_t stored_seq();
+
+  int64_t now() const { return engine_.now(); }
+  const Engine& engine() const { return engine_; }
+  const ActionCounts& action_counts() const { return counts_; }
+  // Pending tasks per job kind (serverless, offline), and jobs per phase.
+  std::array<int64_t, 2> PendingTasksByKind() const;
+  std::map<std::string, int64_t> JobsByPhase() const;
+  // The sum of the usage last reported for each container placed now.
+  std::array<double, kNumDims> ReportedUsage() const;
+  // Events applied since the start, the replayed ones included.
+  int64_t events_applied() const { return events_applied_; }
+
+ private:
+  struct NodeRecord {
+    NodeId id = -1;
+    int64_t version = 0;
+    bool removed = false;
+  };
+  struct ServiceRecord {
+    int32_t id = -1;
+    int64_t version = 0;
+    std::map<std::string, std::string> labels;
+    Service spec;
+  };
+  struct JobRecord {
+    BatchJob job;
+    std::map<std::string, std::string> labels;
+    std::optional<int64_t> give_up_after_s;
+    int64_t version = 0;
+    int64_t submitted = 0;
+    int64_t give_up_at = 0;
+    bool cancelled = false;
+    std::string rejected;  // why the engine refused it
+    int late_tasks = 0;
+    int64_t expected_start = -1;
+    std::string idempotency_key;
+    std::string canonical_body;  // to tell a retry from another request under the same key
+  };
+  struct ContainerRecord {
+    std::string name;      // empty: no container of the API holds this engine id
+    bool running = false;  // its agent reported it Running
+    bool has_usage = false;
+    UsageSample usage;
+  };
+  struct ActionRecord {
+    int64_t seq;
+    nlohmann::json body;
+  };
+
+  Reply Dispatch(const Event& event);
+  // Journals `event` when live; the version of the objects it changes.
+  int64_t Commit(const Event& event);
+
+  Reply PutNode(const Event& event);
+  Reply DeleteNode(const Event& event);
+  Reply PutService(const Event& event);
+  Reply DeleteService(const Event& event);
+  Reply SubmitJob(const Event& event);
+  Reply CancelJob(const Event& event);
+  Reply ContainerStatus(const Event& event);
+  Reply ReportUsage(const Event& event);
+  Reply AdvanceClock(const Event& event);
+  void RunUsageRound();
+
+  // Turns the engine's new actions into records and sequence numbers, then clears them.
+  void Drain();
+  nlohmann::json ActionJson(const Action& a, int64_t seq) const;
+
+  const NodeRecord& FindNode(const std::string& name) const;
+  const ServiceRecord& FindService(const std::string& name) const;
+  int32_t FindJob(const std::string& name) const;
+  ContainerId FindContainer(const std::string& name) const;
+
+  nlohmann::json NodeJson(const std::string& name, const NodeRecord& r) const;
+  nlohmann::json ServiceJson(const std::string& name, const ServiceRecord& r) const;
+  nlohmann::json JobJson(int32_t id) const;
+  std::string JobPhase(int32_t id) const;
+
+  Engine engine_;
+  PlaneOptions options_;
+  Journal* journal_ = nullptr;  // null while replaying
+  int64_t event_seq_ = 0;       // the journal's sequence number of the event being applied
+  int64_t events_applied_ = 0;
+  int64_t next_tick_ = 0;  // the first second whose cycle has not run
+  int64_t last_seq_ = 0;
+  // (journal number of an event, last action sequence number after it), for the events not known
+  // to be on disk yet; and the last action sequence number of the events on disk.
+  std::deque<std::pair<int64_t, int64_t>> pending_marks_;
+  int64_t stored_seq_ = 0;
+  ActionCounts counts_;
+
+  std::map<std::string, NodeRecord> nodes_;  // every node ever added, by name (the latest)
+  std::vector<std::string> node_names_;      // by engine id
+  std::vector<std::vector<ActionRecord>> node_actions_;  // by engine id
+  std::map<std::string, ServiceRecord> services_;        // live services by name
+  std::vector<std::string> service_names_;               // by engine id
+  std::vector<JobRecord> jobs_;                          // by engine id
+  std::unordered_map<std::string, int32_t> jobs_by_key_;
+  std::vector<ContainerRecord> containers_;  // by engine id
+  std::unordered_map<std::string, ContainerId> container_ids_;
+  std::vector<UsageSample> fleet_samples_, node_samples_;
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_CONTROL_PLANE_H_

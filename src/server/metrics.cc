@@ -1,0 +1,162 @@
+#include "server/metrics.h"
+
+#include <cstdio>
+
+namespace archimedes {
+namespace {
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+
+void Header(std::string& out, const std::string& name, const char* type, const char* help) {
+  out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+void Sample(std::string& out, const std::string& name, const std::string& labels, double v) {
+  out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + Number(v) + "\n";
+}
+
+}  // namespace
+
+void Histogram::Observe(double seconds) {
+  for (size_t i = 0; i < kBounds.size(); ++i) {
+    if (seconds <= kBounds[i]) {
+      ++buckets_[i];
+      break;
+    }
+  }
+  ++count_;
+  sum_ += seconds;
+}
+
+void Histogram::Write(std::string& out, const std::string& name, const std::string& labels) const {
+  const std::string sep = labels.empty() ? "" : labels + ",";
+  int64_t cumulative = 0;
+  for (size_t i = 0; i < kBounds.size(); ++i) {
+    cumulative += buckets_[i];
+    Sample(out, name + "_bucket", sep + "le=\"" + Number(kBounds[i]) + "\"",
+           static_cast<double>(cumulative));
+  }
+  Sample(out, name + "_bucket", sep + "le=\"+Inf\"", static_cast<double>(count_));
+  Sample(out, name + "_sum", labels, sum_);
+  Sample(out, name + "_count", labels, static_cast<double>(count_));
+}
+
+void ServerMetrics::ObserveRequest(const std::string& route, const std::string& method, int code,
+                                   double seconds) {
+  std::lock_guard lock(mu_);
+  ++requests_[{route, method, code}];
+  request_seconds_[route].Observe(seconds);
+}
+
+void ServerMetrics::ObserveCycle(double seconds) {
+  std::lock_guard lock(mu_);
+  cycle_seconds_.Observe(seconds);
+}
+
+std::string ServerMetrics::Render(const ControlPlane& plane) const {
+  std::string out;
+  const Engine& engine = plane.engine();
+  const EngineStats stats = engine.stats();
+  {
+    std::lock_guard lock(mu_);
+    Header(out, "archimedes_http_requests_total", "counter",
+           "HTTP requests by route, method and code.");
+    for (const auto& [key, count] : requests_) {
+      const auto& [route, method, code] = key;
+      Sample(
+          out, "archimedes_http_requests_total",
+          "route=\"" + route + "\",method=\"" + method + "\",code=\"" + std::to_string(code) + "\"",
+          static_cast<double>(count));
+    }
+    Header(out, "archimedes_http_request_duration_seconds", "histogram",
+           "Time from a request's arrival to its answer, by route.");
+    for (const auto& [route, histogram] : request_seconds_) {
+      histogram.Write(out, "archimedes_http_request_duration_seconds", "route=\"" + route + "\"");
+    }
+    Header(out, "archimedes_schedule_cycle_duration_seconds", "histogram",
+           "Time to advance the clock by one clock event: its scheduling cycles and usage "
+           "rounds, and storing the event.");
+    cycle_seconds_.Write(out, "archimedes_schedule_cycle_duration_seconds", "");
+  }
+  Header(out, "archimedes_decision_latency_seconds", "summary",
+         "Wall time of one placement decision in the engine.");
+  Sample(out, "archimedes_decision_latency_seconds", "quantile=\"0.5\"",
+         stats.decision_p50_us / 1e6);
+  Sample(out, "archimedes_decision_latency_seconds", "quantile=\"0.99\"",
+         stats.decision_p99_us / 1e6);
+  Sample(out, "archimedes_decision_latency_seconds_count", "",
+         static_cast<double>(stats.decisions));
+  Header(out, "archimedes_planner_latency_seconds", "summary",
+         "Wall time of one batch-planner call.");
+  Sample(out, "archimedes_planner_latency_seconds", "quantile=\"0.5\"", stats.plan_p50_us / 1e6);
+  Sample(out, "archimedes_planner_latency_seconds", "quantile=\"0.99\"", stats.plan_p99_us / 1e6);
+  Sample(out, "archimedes_planner_latency_seconds_count", "", static_cast<double>(stats.plans));
+  Header(out, "archimedes_replan_latency_seconds", "summary", "Wall time of one full re-plan.");
+  Sample(out, "archimedes_replan_latency_seconds", "quantile=\"0.5\"", stats.replan_p50_us / 1e6);
+  Sample(out, "archimedes_replan_latency_seconds", "quantile=\"0.99\"", stats.replan_p99_us / 1e6);
+  Sample(out, "archimedes_replan_latency_seconds_count", "", static_cast<double>(stats.replans));
+
+  const std::array<int64_t, 2> pending = plane.PendingTasksByKind();
+  Header(out, "archimedes_queue_depth", "gauge", "Tasks waiting to start, by job kind.");
+  Sample(out, "archimedes_queue_depth", "kind=\"serverless\"", static_cast<double>(pending[0]));
+  Sample(out, "archimedes_queue_depth", "kind=\"offline\"", static_cast<double>(pending[1]));
+  Header(out, "archimedes_jobs", "gauge", "Jobs by phase.");
+  for (const auto& [phase, count] : plane.JobsByPhase()) {
+    Sample(out, "archimedes_jobs", "phase=\"" + phase + "\"", static_cast<double>(count));
+  }
+
+  const ClusterState& state = engine.cluster();
+  const std::array<double, kNumDims> usage = plane.ReportedUsage();
+  Resources allocatable, requested, capacity;
+  int ready = 0;
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    if (!state.ready(n)) continue;
+    ++ready;
+    allocatable += state.allocatable(n);
+    capacity += state.node(n).capacity;
+    requested +=
+        state.requested(n) +
+        (state.accounting() == TaskAccounting::kReclaimed ? state.task_requested(n) : Resources{});
+  }
+  Header(out, "archimedes_nodes_ready", "gauge", "Nodes ready to take containers.");
+  Sample(out, "archimedes_nodes_ready", "", ready);
+  Header(out, "archimedes_allocatable", "gauge",
+         "Allocatable of the ready nodes per dimension, in canonical units (millicores, bytes, "
+         "bytes/s, thousandths of a GPU).");
+  Header(out, "archimedes_requested", "gauge",
+         "Requests of the containers on ready nodes per dimension, in canonical units.");
+  Header(out, "archimedes_allocation_ratio", "gauge", "Requested over allocatable per dimension.");
+  Header(out, "archimedes_utilisation_ratio", "gauge",
+         "Usage the agents last reported over the ready nodes' capacity, per dimension.");
+  for (Dim d : kAllDims) {
+    const std::string label = "dimension=\"" + std::string(DimName(d)) + "\"";
+    Sample(out, "archimedes_allocatable", label, static_cast<double>(allocatable[d]));
+    Sample(out, "archimedes_requested", label, static_cast<double>(requested[d]));
+    Sample(out, "archimedes_allocation_ratio", label,
+           allocatable[d] > 0
+               ? static_cast<double>(requested[d]) / static_cast<double>(allocatable[d])
+               : 0.0);
+    Sample(out, "archimedes_utilisation_ratio", label,
+           capacity[d] > 0 ? usage[static_cast<int>(d)] / static_cast<double>(capacity[d]) : 0.0);
+  }
+  Header(out, "archimedes_containers", "gauge", "Containers placed.");
+  Sample(out, "archimedes_containers", "", state.num_containers());
+  Header(out, "archimedes_actions_total", "counter", "Actions the engine took, by kind.");
+  for (size_t k = 0; k < plane.action_counts().by_kind.size(); ++k) {
+    Sample(out, "archimedes_actions_total",
+           "kind=\"" + std::string(ActionKindName(static_cast<ActionKind>(k))) + "\"",
+           static_cast<double>(plane.action_counts().by_kind[k]));
+  }
+  Header(out, "archimedes_events_applied_total", "counter",
+         "Events applied since the start, those replayed from the journal included.");
+  Sample(out, "archimedes_events_applied_total", "", static_cast<double>(plane.events_applied()));
+  Header(out, "archimedes_engine_time_seconds", "gauge", "The engine's clock.");
+  Sample(out, "archimedes_engine_time_seconds", "", static_cast<double>(plane.now()));
+  return out;
+}
+
+}  // namespace archimedes

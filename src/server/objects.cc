@@ -1,0 +1,330 @@
+#include "server/objects.h"
+
+#include <charconv>
+#include <limits>
+
+#include "model/duration.h"
+#include "model/quantity.h"
+#include "server/api_error.h"
+#include "trace/json_reader.h"
+
+namespace archimedes {
+namespace {
+
+const std::string kSource = "request body";
+
+nlohmann::json Parse(const std::string& body) {
+  try {
+    return ParseJsonText(kSource, body);
+  } catch (const JsonError& e) {
+    throw FromJsonError(e);
+  } catch (const TraceError& e) {
+    throw BadRequest(e.what());
+  }
+}
+
+// Runs `decode`, turning the strict reader's errors into 400s naming their field.
+template <typename F>
+auto Decoding(F decode) {
+  try {
+    return decode();
+  } catch (const JsonError& e) {
+    throw FromJsonError(e);
+  }
+}
+
+int64_t Amount(const JsonValue& v, Dim d) {
+  const std::string text = v.ScalarText();
+  int64_t amount = 0;
+  try {
+    amount = d == Dim::kCpu || d == Dim::kGpu ? ParseMilli(text) : ParseUnits(text);
+  } catch (const QuantityError& e) {
+    v.Fail(e.what());
+  }
+  if (amount < 0) v.Fail("quantity \"" + text + "\" must not be negative");
+  return amount;
+}
+
+Resources DecodeResources(const JsonValue& v) {
+  JsonObject o(v);
+  Resources r;
+  for (Dim d : kAllDims) {
+    if (auto m = o.Find(std::string(DimName(d)))) r[d] = Amount(*m, d);
+  }
+  o.RejectUnknownKeys();
+  return r;
+}
+
+bool IsNameChar(char c, bool dots) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || (dots && c == '.');
+}
+
+void CheckName(const std::string& kind, const std::string& name, size_t max, bool dots) {
+  bool ok = !name.empty() && name.size() <= max && name.front() != '-' && name.back() != '-' &&
+            name.front() != '.' && name.back() != '.';
+  for (char c : name) ok = ok && IsNameChar(c, dots);
+  if (!ok) {
+    throw BadRequest(kind + " name \"" + name + "\" is not valid: use at most " +
+                         std::to_string(max) + " lowercase letters, digits and '-'" +
+                         (dots ? " or '.'" : "") + ", starting and ending with a letter or digit",
+                     "metadata.name");
+  }
+}
+
+// Reads `apiVersion`, `kind`, `metadata` and ignores `status`; returns the metadata.
+ObjectMeta DecodeMeta(JsonObject& root, const std::string& kind, const std::string& path_name) {
+  if (auto v = root.Find("apiVersion"); v && v->String() != "archimedes.io/v1") {
+    v->Fail("expected \"archimedes.io/v1\"");
+  }
+  if (auto v = root.Find("kind"); v && v->String() != kind) v->Fail("expected \"" + kind + "\"");
+  root.Find("status");
+  ObjectMeta meta;
+  if (auto m = root.Find("metadata")) {
+    JsonObject o(*m);
+    if (auto name = o.Find("name")) {
+      if (path_name.empty()) {
+        name->Fail("is given by the server");
+      } else if (name->String() != path_name) {
+        name->Fail("\"" + name->String() + "\" differs from the name in the path, \"" + path_name +
+                   "\"");
+      }
+    }
+    if (auto labels = o.Find("labels")) meta.labels = labels->StringMap();
+    if (auto rv = o.Find("resourceVersion")) {
+      const std::string text = rv->ScalarText();
+      int64_t version = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+      if (ec != std::errc() || end != text.data() + text.size() || version <= 0) {
+        rv->Fail("expected a resourceVersion the server gave, got \"" + text + "\"");
+      }
+      meta.resource_version = version;
+    }
+    o.RejectUnknownKeys();
+  }
+  return meta;
+}
+
+}  // namespace
+
+void CheckNodeName(const std::string& name) { CheckName("node", name, 253, true); }
+void CheckServiceName(const std::string& name) { CheckName("service", name, 63, false); }
+
+NodeRequest DecodeNode(const std::string& name, const std::string& body) {
+  CheckNodeName(name);
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    NodeRequest r;
+    r.meta = DecodeMeta(root, "Node", name);
+    r.node.name = name;
+    r.node.labels = r.meta.labels;
+    JsonObject spec(root.Require("spec"));
+    r.node.capacity = DecodeResources(spec.Require("capacity"));
+    if (r.node.capacity.cpu() <= 0 || r.node.capacity.memory() <= 0) {
+      throw Invalid("node \"" + name + "\" needs some cpu and memory capacity", "spec.capacity");
+    }
+    r.node.allocatable = r.node.capacity;
+    if (auto a = spec.Find("allocatable")) {
+      r.node.allocatable = DecodeResources(*a);
+      if (!r.node.allocatable.FitsIn(r.node.capacity)) {
+        throw Invalid("node \"" + name + "\": allocatable " + ToString(r.node.allocatable) +
+                          " exceeds capacity " + ToString(r.node.capacity),
+                      "spec.allocatable");
+      }
+    }
+    if (auto z = spec.Find("zone")) r.node.zone = z->String();
+    if (auto p = spec.Find("pod")) r.node.pod = p->String();
+    spec.RejectUnknownKeys();
+    root.RejectUnknownKeys();
+    return r;
+  });
+}
+
+ServiceRequest DecodeService(const std::string& name, const std::string& body) {
+  CheckServiceName(name);
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    ServiceRequest r;
+    r.meta = DecodeMeta(root, "Service", name);
+    Service& s = r.service;
+    s.name = name;
+    JsonObject spec(root.Require("spec"));
+    s.replicas = spec.Require("replicas").Int(0, 100000);
+    if (auto a = spec.Find("app")) s.app = a->Name();
+    s.requests = DecodeResources(spec.Require("requests"));
+    if (auto l = spec.Find("limits")) {
+      s.limits = DecodeResources(*l);
+      for (Dim d : kAllDims) {
+        if (s.limits[d] > 0 && s.limits[d] < s.requests[d]) {
+          const std::string dim(DimName(d));
+          throw Invalid("service \"" + name + "\": the " + dim + " limit is below its request",
+                        "spec.limits." + dim);
+        }
+      }
+    }
+    if (auto p = spec.Find("priority")) s.priority = p->Int();
+    if (auto q = spec.Find("qos")) {
+      const std::optional<QosClass> qos = ParseQos(q->String());
+      if (!qos) q->Fail("expected Guaranteed, Burstable or BestEffort");
+      s.qos = *qos;
+    }
+    s.sla = DefaultServiceSla(s.qos, s.replicas);
+    if (auto sla = spec.Find("sla")) {
+      JsonObject o(*sla);
+      if (auto a = o.Find("availability")) s.sla.availability = a->Number(0, 1);
+      if (auto m = o.Find("minAvailable")) s.sla.min_available = m->Int(0, s.replicas);
+      o.RejectUnknownKeys();
+    }
+    if (auto m = spec.Find("maxPerNode")) s.max_per_node = m->Int(0);
+    if (auto sel = spec.Find("nodeSelector")) s.node_selector = sel->StringMap();
+    if (auto st = spec.Find("startup")) s.startup_s = st->Duration(0);
+    spec.RejectUnknownKeys();
+    root.RejectUnknownKeys();
+    return r;
+  });
+}
+
+JobRequest DecodeJob(const std::string& name, const std::string& body) {
+  const nlohmann::json doc = Parse(body);
+  JobRequest r = Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    JobRequest r;
+    r.meta = DecodeMeta(root, "Job", "");
+    BatchJob& j = r.job;
+    j.name = name;
+    JsonObject spec(root.Require("spec"));
+    const JsonValue kind = spec.Require("kind");
+    const std::optional<JobType> type = ParseJobType(kind.String());
+    if (!type) kind.Fail("expected serverless or offline");
+    j.type = *type;
+    if (auto f = spec.Find("function")) j.function = f->String();
+    j.tasks = spec.Require("tasks").Int(1, 100000);
+    j.task_requests = DecodeResources(spec.Require("requests"));
+    j.duration_estimate_s = spec.Require("durationEstimate").Duration(1);
+    j.duration_s = j.duration_estimate_s;
+    if (auto t = spec.Find("delayTolerance")) j.delay_tolerance_s = t->Duration(0);
+    if (auto g = spec.Find("gang")) j.gang = g->Bool();
+    if (auto p = spec.Find("priority")) j.priority = p->Int();
+    if (auto g = spec.Find("giveUpAfter")) r.give_up_after_s = g->Duration(0);
+    spec.RejectUnknownKeys();
+    root.RejectUnknownKeys();
+    return r;
+  });
+  if (const std::string why = ValidateJob(r.job); !why.empty())
+    throw Invalid("job: " + why, "spec");
+  return r;
+}
+
+ContainerStatusRequest DecodeContainerStatus(const std::string& body) {
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    ContainerStatusRequest r;
+    const JsonValue phase = root.Require("phase");
+    const std::string text = phase.String();
+    if (text == "Running") {
+      r.phase = ContainerPhase::kRunning;
+    } else if (text == "Succeeded") {
+      r.phase = ContainerPhase::kSucceeded;
+    } else if (text == "Failed") {
+      r.phase = ContainerPhase::kFailed;
+    } else if (text == "OOMKilled") {
+      r.phase = ContainerPhase::kOomKilled;
+    } else {
+      phase.Fail("expected Running, Succeeded, Failed or OOMKilled");
+    }
+    if (auto e = root.Find("exitCode")) r.exit_code = e->Int();
+    root.RejectUnknownKeys();
+    return r;
+  });
+}
+
+std::vector<UsageReport> DecodeUsage(const std::string& body) {
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    std::vector<UsageReport> reports;
+    for (const JsonValue& v : root.Require("samples").Elements()) {
+      JsonObject o(v);
+      UsageReport report;
+      report.container = o.Require("container").Name();
+      const Resources usage = DecodeResources(o.Require("usage"));
+      for (int d = 0; d < kNumDims; ++d) report.usage[d] = static_cast<float>(usage.amount[d]);
+      if (auto w = o.Find("workDone")) report.work_done_s = static_cast<double>(w->Duration(0));
+      o.RejectUnknownKeys();
+      reports.push_back(std::move(report));
+    }
+    root.RejectUnknownKeys();
+    return reports;
+  });
+}
+
+int64_t DecodeClock(const std::string& body, int64_t now) {
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    std::optional<JsonValue> time = root.Find("time");
+    std::optional<JsonValue> advance = root.Find("advance");
+    root.RejectUnknownKeys();
+    if (time.has_value() == advance.has_value()) {
+      throw BadRequest(
+          "give either time (seconds since the clock's start, or a duration) or "
+          "advance (a duration)");
+    }
+    if (advance) return now + advance->Duration(0);
+    const int64_t to = time->Duration(0);
+    if (to < now) {
+      time->Fail("the clock is at " + std::to_string(now) + " s and never goes back");
+    }
+    return to;
+  });
+}
+
+nlohmann::json EncodeResources(const Resources& r) {
+  nlohmann::json out = nlohmann::json::object();
+  for (Dim d : kAllDims) {
+    if (r[d] == 0) continue;
+    out[std::string(DimName(d))] =
+        d == Dim::kCpu || d == Dim::kGpu ? FormatMilli(r[d]) : FormatBytes(r[d]);
+  }
+  return out;
+}
+
+nlohmann::json EncodeNodeSpec(const Node& node) {
+  nlohmann::json spec = {{"capacity", EncodeResources(node.capacity)},
+                         {"allocatable", EncodeResources(node.allocatable)}};
+  if (!node.zone.empty()) spec["zone"] = node.zone;
+  if (!node.pod.empty()) spec["pod"] = node.pod;
+  return spec;
+}
+
+nlohmann::json EncodeServiceSpec(const Service& s) {
+  nlohmann::json spec = {
+      {"replicas", s.replicas},
+      {"app", AppName(s)},
+      {"requests", EncodeResources(s.requests)},
+      {"limits", EncodeResources(s.limits)},
+      {"priority", s.priority},
+      {"qos", QosName(s.qos)},
+      {"sla", {{"availability", s.sla.availability}, {"minAvailable", s.sla.min_available}}},
+      {"maxPerNode", s.max_per_node},
+      {"nodeSelector", s.node_selector},
+      {"startup", FormatDuration(s.startup_s)}};
+  return spec;
+}
+
+nlohmann::json EncodeJobSpec(const BatchJob& j, std::optional<int64_t> give_up_after_s) {
+  nlohmann::json spec = {{"kind", JobTypeName(j.type)},
+                         {"function", j.function},
+                         {"tasks", j.tasks},
+                         {"requests", EncodeResources(j.task_requests)},
+                         {"durationEstimate", FormatDuration(j.duration_estimate_s)},
+                         {"delayTolerance", FormatDuration(j.delay_tolerance_s)},
+                         {"gang", j.gang},
+                         {"priority", j.priority}};
+  if (give_up_after_s) spec["giveUpAfter"] = FormatDuration(*give_up_after_s);
+  return spec;
+}
+
+}  // namespace archimedes

@@ -1,0 +1,86 @@
+// The API's objects as JSON, shaped like Kubernetes objects (docs/api.md): `metadata` (name,
+// labels, resourceVersion), `spec` (what the client wants), `status` (what is). Quantities are
+// Kubernetes quantity strings ("500m", "4Gi"), durations "90s" / "30m" / "2h".
+//
+// Decoding is strict (trace/json_reader.h): an unknown field, a wrong type or a bad quantity is an
+// ApiError 400 naming its field (`spec.requests.cpu`); a well-formed request that can never be
+// carried out (limits below requests, a job model/workload.h's ValidateJob refuses) a 422. A
+// `status` sent back with an object is ignored: clients write specs.
+#ifndef ARCHIMEDES_SERVER_OBJECTS_H_
+#define ARCHIMEDES_SERVER_OBJECTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "model/node.h"
+#include "model/resources.h"
+#include "model/workload.h"
+
+namespace archimedes {
+
+struct ObjectMeta {
+  std::map<std::string, std::string> labels;
+  // The version the client read, when it sends one: a write is refused (409) unless it is still
+  // the object's.
+  std::optional<int64_t> resource_version;
+};
+
+struct NodeRequest {
+  ObjectMeta meta;
+  Node node;  // its labels are the metadata's
+};
+// `name` is the path's; the body's metadata.name, when given, must equal it.
+NodeRequest DecodeNode(const std::string& name, const std::string& body);
+
+struct ServiceRequest {
+  ObjectMeta meta;
+  Service service;
+};
+ServiceRequest DecodeService(const std::string& name, const std::string& body);
+
+struct JobRequest {
+  ObjectMeta meta;
+  BatchJob job;
+  // How long after submission the unstarted tasks are given up; nullopt: the default patience.
+  std::optional<int64_t> give_up_after_s;
+};
+// `name` is the one the server gives the job.
+JobRequest DecodeJob(const std::string& name, const std::string& body);
+
+enum class ContainerPhase : uint8_t { kRunning, kSucceeded, kFailed, kOomKilled };
+struct ContainerStatusRequest {
+  ContainerPhase phase = ContainerPhase::kRunning;
+  int exit_code = 0;
+};
+ContainerStatusRequest DecodeContainerStatus(const std::string& body);
+
+struct UsageReport {
+  std::string container;
+  Usage usage{};
+  double work_done_s = 0;  // tasks: seconds of work done so far
+};
+std::vector<UsageReport> DecodeUsage(const std::string& body);
+
+// POST /v1/clock: the time to advance to, absolute (`time`) or relative to `now` (`advance`).
+int64_t DecodeClock(const std::string& body, int64_t now);
+
+// Names: a node's is a DNS subdomain (lowercase letters, digits, '-', '.'; at most 253), a
+// service's a DNS label (no '.'; at most 63). Throw a 400 naming the kind and the name.
+void CheckNodeName(const std::string& name);
+void CheckServiceName(const std::string& name);
+
+nlohmann::json EncodeResources(const Resources& r);
+// The specs as the decoders above read them back.
+nlohmann::json EncodeNodeSpec(const Node& node);
+nlohmann::json EncodeServiceSpec(const Service& service);
+nlohmann::json EncodeJobSpec(const BatchJob& job, std::optional<int64_t> give_up_after_s);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_OBJECTS_H_

@@ -1,0 +1,82 @@
+#include "server/router.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "server/api_error.h"
+#include "server/journal.h"
+
+namespace archimedes {
+
+void ApiContext::CheckReady() const {
+  if (!ready) throw Unavailable("the state is still being restored from the store; retry soon");
+}
+
+Reply ApiContext::Mutate(Event event) {
+  Reply reply;
+  int64_t journal_seq = 0;
+  {
+    std::lock_guard lock(mu);
+    CheckReady();
+    reply = plane.Apply(std::move(event), &journal_seq);
+  }
+  if (journal_seq == 0) return reply;
+  // Outside the lock, so that the requests arriving meanwhile apply and share the next write.
+  try {
+    plane_journal.Sync(journal_seq);
+  } catch (const JournalError& e) {
+    // The engine has applied events the store does not hold: only a restart, which rebuilds the
+    // state from the store, makes them agree again. Nothing stored is lost, and no client was
+    // told that these events were.
+    std::cerr << "archimedes serve: the store failed, stopping: " << e.what() << std::endl;
+    std::abort();
+  }
+  {
+    // Taken so that a long-poll between its check and its wait does not miss the wake-up.
+    std::lock_guard lock(mu);
+  }
+  actions_changed.notify_all();
+  return reply;
+}
+
+httplib::Server::Handler Router::Wrap(const std::string& route, Handler handler) {
+  // The router is a builder that may be gone when requests come: the handler keeps the context.
+  return [&context = context_, route, handler = std::move(handler)](const httplib::Request& request,
+                                                                    httplib::Response& response) {
+    const auto start = std::chrono::steady_clock::now();
+    Reply reply;
+    try {
+      reply = handler(request);
+    } catch (const ApiError& e) {
+      reply = {e.code(), e.ToJson()};
+    } catch (const std::exception& e) {
+      reply = {500, ApiError(500, "InternalError", e.what()).ToJson()};
+    }
+    response.status = reply.status;
+    if (reply.body.is_string()) {
+      response.set_content(reply.body.get<std::string>(), "text/plain; version=0.0.4");
+    } else {
+      response.set_content(reply.body.dump(), "application/json");
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    context.metrics.ObserveRequest(route, request.method, reply.status, seconds);
+  };
+}
+
+void Router::Get(const std::string& pattern, const std::string& route, Handler handler) {
+  http_.Get(pattern, Wrap(route, std::move(handler)));
+}
+void Router::Put(const std::string& pattern, const std::string& route, Handler handler) {
+  http_.Put(pattern, Wrap(route, std::move(handler)));
+}
+void Router::Post(const std::string& pattern, const std::string& route, Handler handler) {
+  http_.Post(pattern, Wrap(route, std::move(handler)));
+}
+void Router::Delete(const std::string& pattern, const std::string& route, Handler handler) {
+  http_.Delete(pattern, Wrap(route, std::move(handler)));
+}
+
+}  // namespace archimedes

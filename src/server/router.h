@@ -1,0 +1,82 @@
+// What every route shares: the control plane behind one lock, the wake-up of long-polls when new
+// actions come, the metrics; and the Router, which registers a handler for a method and a path
+// pattern and turns whatever it throws into the API's error shape (api_error.h), timing and
+// counting every request by route.
+#ifndef ARCHIMEDES_SERVER_ROUTER_H_
+#define ARCHIMEDES_SERVER_ROUTER_H_
+
+#include <httplib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "server/config.h"
+#include "server/control_plane.h"
+#include "server/metrics.h"
+
+namespace archimedes {
+
+class ApiContext {
+ public:
+  ApiContext(const ServerConfig& config, ControlPlane& plane, Journal& journal,
+             ServerMetrics& metrics)
+      : config(config), plane(plane), plane_journal(journal), metrics(metrics) {}
+
+  // Applies a mutation under the lock, returns once it is stored, and wakes the long-polls. Throws
+  // ApiError (503 until the state is restored). When the store fails, the process stops: a
+  // restart rebuilds the state from what the store holds.
+  Reply Mutate(Event event);
+  // Runs `read` on the plane under the lock. Throws ApiError 503 until the state is restored.
+  template <typename F>
+  auto Read(F read) {
+    std::lock_guard lock(mu);
+    CheckReady();
+    return read(plane);
+  }
+  void CheckReady() const;
+
+  const ServerConfig& config;
+  ControlPlane& plane;
+  Journal& plane_journal;
+  ServerMetrics& metrics;
+  std::mutex mu;  // guards the plane
+  std::condition_variable actions_changed;
+  std::atomic<bool> ready{false};
+  std::atomic<bool> stopping{false};
+};
+
+class Router {
+ public:
+  using Handler = std::function<Reply(const httplib::Request&)>;
+  Router(httplib::Server& http, ApiContext& context) : http_(http), context_(context) {}
+
+  // `pattern` is a regular expression of the path; `route` its name in metrics
+  // ("/v1/nodes/{name}").
+  void Get(const std::string& pattern, const std::string& route, Handler handler);
+  void Put(const std::string& pattern, const std::string& route, Handler handler);
+  void Post(const std::string& pattern, const std::string& route, Handler handler);
+  void Delete(const std::string& pattern, const std::string& route, Handler handler);
+
+ private:
+  httplib::Server::Handler Wrap(const std::string& route, Handler handler);
+
+  httplib::Server& http_;
+  ApiContext& context_;
+};
+
+// The routes, one file per resource.
+void AddNodeRoutes(Router& router, ApiContext& context);
+void AddServiceRoutes(Router& router, ApiContext& context);
+void AddJobRoutes(Router& router, ApiContext& context);
+void AddAgentRoutes(Router& router, ApiContext& context);   // actions, container status, usage
+void AddSystemRoutes(Router& router, ApiContext& context);  // clock, metrics, health
+
+// A path segment: an object's name as the client wrote it (percent-decoded by the server).
+inline std::string PathName(const httplib::Request& request) { return request.matches[1]; }
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_ROUTER_H_

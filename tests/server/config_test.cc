@@ -1,0 +1,92 @@
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "server/test_server.h"
+
+namespace archimedes {
+namespace {
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConfigTest, EveryKeyIsSetFromText) {
+  ServerConfig c;
+  SetConfigKey(c, "listen", "0.0.0.0:9090");
+  SetConfigKey(c, "data", "/var/lib/archimedes");
+  SetConfigKey(c, "policy", "reclaim");
+  SetConfigKey(c, "clock", "virtual");
+  SetConfigKey(c, "cycle", "2s");
+  SetConfigKey(c, "usage-round", "1m");
+  SetConfigKey(c, "max-body", "4Mi");
+  SetConfigKey(c, "http-threads", "128");
+  EXPECT_EQ(ListenAddress(c), "0.0.0.0:9090");
+  EXPECT_EQ(c.data, "/var/lib/archimedes");
+  EXPECT_EQ(c.policy, "reclaim");
+  EXPECT_EQ(c.clock, ClockMode::kVirtual);
+  EXPECT_EQ(c.cycle_s, 2);
+  EXPECT_EQ(c.usage_round_s, 60);
+  EXPECT_EQ(c.max_body_bytes, 4 << 20);
+  EXPECT_EQ(c.http_threads, 128);
+  EXPECT_EQ(ConfigKeys().size(), 9u);
+}
+
+TEST(ConfigTest, BadValuesAreNamed) {
+  ServerConfig c;
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "listen", "8080"); }).find("listen \"8080\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "listen", "h:70000"); }).find("[0, 65535]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "policy", "fastest"); }).find("fastest"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "clock", "sundial"); }).find("wall or virtual"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "0s"); }).find("at least 1s"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "1 second"); }).find("cycle \"1 second\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "max-body", "12"); }).find("1Ki"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "store", "etcd://127.0.0.1:2379"); }).find("etcd"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "http-threads", "1"); }).find("[2, 4096]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "colour", "blue"); }).find("unknown key \"colour\""),
+            std::string::npos);
+  // Nothing half-set.
+  EXPECT_EQ(ListenAddress(c), "127.0.0.1:8080");
+  EXPECT_EQ(c.cycle_s, 1);
+}
+
+TEST(ConfigTest, FileErrorsNameTheFileAndLine) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string path = dir + "/serve.yaml";
+  std::ofstream(path) << "# settings\nlisten: 127.0.0.1:0\nclock: virtual\ncycle: 5s\n";
+  ServerConfig c;
+  ReadConfigFile(path, c);
+  EXPECT_EQ(c.port, 0);
+  EXPECT_EQ(c.clock, ClockMode::kVirtual);
+  EXPECT_EQ(c.cycle_s, 5);
+
+  std::ofstream(path) << "listen: 127.0.0.1:0\npolicy: nope\n";
+  EXPECT_NE(ErrorOf([&] { ReadConfigFile(path, c); }).find(path + ":2: policy \"nope\""),
+            std::string::npos);
+  std::ofstream(path) << "listen: [1, 2]\n";
+  EXPECT_NE(ErrorOf([&] { ReadConfigFile(path, c); }).find(path + ":1:"), std::string::npos);
+  std::ofstream(path) << "listen: \"unterminated\n";
+  EXPECT_NE(ErrorOf([&] { ReadConfigFile(path, c); }).find(path + ":"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ReadConfigFile(dir + "/absent.yaml", c); }).find("cannot read"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace archimedes

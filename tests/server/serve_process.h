@@ -1,0 +1,70 @@
+// `archimedes serve` (the real binary) as a child process with a virtual clock under k8s-default,
+// listening on a free loopback port read from its startup line; killed with SIGKILL unless Kill
+// was called.
+#ifndef ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
+#define ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
+
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace archimedes::testing {
+
+class ServeProcess {
+ public:
+  explicit ServeProcess(const std::string& data) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      execl(ARCHIMEDES_BINARY, ARCHIMEDES_BINARY, "serve", "--listen", "127.0.0.1:0", "--data",
+            data.c_str(), "--clock", "virtual", "--policy", "k8s-default", "--http-threads", "32",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c = 0;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    const size_t at = line.find("http://127.0.0.1:");
+    if (at == std::string::npos) throw std::runtime_error("no startup line: \"" + line + "\"");
+    port_ = std::stoi(line.substr(at + 17));
+    httplib::Client client("127.0.0.1", port_);
+    for (int i = 0; i < 1000; ++i) {
+      auto r = client.Get("/readyz");
+      if (r && r->status == 200) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    throw std::runtime_error("the server did not become ready");
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) Kill(SIGKILL);
+  }
+  // Sends `signal` and returns the exit status.
+  int Kill(int signal) {
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  int port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+}  // namespace archimedes::testing
+
+#endif  // ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
