@@ -94,24 +94,39 @@ TEST(ProfileFileTest, BadFilesNameTheProblem) {
               ::testing::HasSubstr("cannot open the file"));
 }
 
-TEST(ProfileFileTest, EveryKeyIsCheckedWithItsPath) {
-  testing::SyntheticParams params;
-  params.apps = 4;
-  params.days = 1;
-  Profiler profiler;
-  testing::GenerateSyntheticHistory(
-      params,
-      [&](int64_t t, const std::string& app, const std::string& container,
-          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
-  const std::string path = TempPath("strict.json");
-  WriteProfilesFile(profiler.Finish(), path);
-  const nlohmann::json written = ReadJsonFile(path);
-  auto error = [&](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json doc = written;
+// A profiles file written from four synthetic applications; Error(edit) writes it with `edit`
+// applied and returns what reading it says ("no error" when it reads).
+class EditedProfiles {
+ public:
+  explicit EditedProfiles(const std::string& name) : path_(TempPath(name)) {
+    testing::SyntheticParams params;
+    params.apps = 4;
+    params.days = 1;
+    Profiler profiler;
+    testing::GenerateSyntheticHistory(
+        params,
+        [&](int64_t t, const std::string& app, const std::string& container,
+            const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
+    WriteProfilesFile(profiler.Finish(), path_);
+    written_ = ReadJsonFile(path_);
+  }
+
+  std::string Error(const std::function<void(nlohmann::json&)>& edit) const {
+    nlohmann::json doc = written_;
     edit(doc);
-    std::ofstream(path, std::ios::trunc) << doc.dump();
-    return ErrorOf([&] { ReadProfilesFile(path); });
-  };
+    std::ofstream(path_, std::ios::trunc) << doc.dump();
+    return ErrorOf([&] { ReadProfilesFile(path_); });
+  }
+  const nlohmann::json& written() const { return written_; }
+
+ private:
+  std::string path_;
+  nlohmann::json written_;
+};
+
+TEST(ProfileFileTest, EveryKeyIsCheckedWithItsPath) {
+  const EditedProfiles edited("strict.json");
+  auto error = [&](const std::function<void(nlohmann::json&)>& edit) { return edited.Error(edit); };
   EXPECT_EQ(error([](nlohmann::json&) {}), "no error");
   EXPECT_THAT(error([](nlohmann::json& d) { d["applications"][1]["features"]["dutty"] = 1; }),
               ::testing::HasSubstr("applications[1].features.dutty: unknown key \"dutty\"; did "
@@ -133,23 +148,8 @@ TEST(ProfileFileTest, EveryKeyIsCheckedWithItsPath) {
 // indexed by id), 100000 exhausted memory and 20000 took 3.1 GB; an id must be one of the classes',
 // each within [0, 1023]. And a number beyond a float's range became infinity.
 TEST(ProfileFileTest, ClassIdsAndNumbersAreChecked) {
-  testing::SyntheticParams params;
-  params.apps = 4;
-  params.days = 1;
-  Profiler profiler;
-  testing::GenerateSyntheticHistory(
-      params,
-      [&](int64_t t, const std::string& app, const std::string& container,
-          const std::array<float, kNumDims>& usage) { profiler.Add(t, app, container, usage); });
-  const std::string path = TempPath("class-ids.json");
-  WriteProfilesFile(profiler.Finish(), path);
-  const nlohmann::json written = ReadJsonFile(path);
-  auto error = [&](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json doc = written;
-    edit(doc);
-    std::ofstream(path, std::ios::trunc) << doc.dump();
-    return ErrorOf([&] { ReadProfilesFile(path); });
-  };
+  const EditedProfiles edited("class-ids.json");
+  auto error = [&](const std::function<void(nlohmann::json&)>& edit) { return edited.Error(edit); };
   auto pair = [](int a, int b) {
     return nlohmann::json{
         {"a", a},
@@ -157,7 +157,7 @@ TEST(ProfileFileTest, ClassIdsAndNumbersAreChecked) {
         {"peak_reduction", {{"cpu", 0}, {"memory", 0}, {"disk", 0}, {"network", 0}}},
         {"score", 0.5}};
   };
-  const int id = written["classes"][0]["id"];
+  const int id = edited.written()["classes"][0]["id"];
   for (int bad : {2147483647, 100000, 20000}) {
     EXPECT_THAT(error([&](nlohmann::json& d) { d["complementarity"] = {pair(bad, id)}; }),
                 ::testing::HasSubstr("complementarity[0].a: " + std::to_string(bad) +
