@@ -49,6 +49,13 @@ seed jobs_fuzz examples/jobs.json
 text usage_history_fuzz history.csv \
   'time,app,container,cpu,memory,disk,network\n0,web,web-0,500,1e9,0,0\n300,web,web-0,1620.5,2150000000,1048576,2700000\n300,db,"db,0",10,1e6,5,5\n'
 text requests_fuzz requests.csv 'app,cpu,memory,disk,network,replicas\nweb,500m,1Gi,0,0,3\n'
+# The service's bodies: the first byte picks the decoder (node, service, job, status, usage, clock).
+text server_requests_fuzz node '\x00{"metadata":{"labels":{"zone":"a"}},"spec":{"capacity":{"cpu":"8","memory":"32Gi","gpu":"1"},"zone":"a"}}'
+text server_requests_fuzz service '\x01{"spec":{"replicas":3,"requests":{"cpu":"500m","memory":"1Gi"},"limits":{"memory":"2Gi"},"qos":"Burstable","priority":100}}'
+text server_requests_fuzz job '\x02{"spec":{"kind":"serverless","function":"thumb","tasks":4,"requests":{"cpu":"250m","memory":"128Mi"},"durationEstimate":"90s","delayTolerance":"30m","gang":true}}'
+text server_requests_fuzz status '\x03{"phase":"OOMKilled","exitCode":137}'
+text server_requests_fuzz usage '\x04{"samples":[{"container":"web-1","usage":{"cpu":"350m","memory":"800Mi"}},{"container":"job-0-4","usage":{"cpu":"900m"},"workDone":"2m"}]}'
+text server_requests_fuzz clock '\x05{"advance":"1h30m"}'
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/server_event.csv" 30
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/batch_task.csv" 30
 seed alibaba_2018_fuzz "$traces/alibaba-v2018/machine_meta.csv" 30

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/number_check.h"
 #include "cli/progress.h"
 #include "model/limits.h"
 #include "sim/fault_scenario.h"
@@ -82,10 +83,10 @@ void AddFaultsCommand(CLI::App& app) {
                          "Node failures and partial network faults: MAGI versus a single-observer "
                          "node controller, side by side");
   cmd->add_option("--nodes", args->nodes, "Fleet size (generated fleet with zones and PODs)")
-      ->check(CLI::Range(1, kMaxNodes))
+      ->check(WholeNumberIn(1, kMaxNodes))
       ->capture_default_str();
   cmd->add_option("--days", args->days, "Simulated days")
-      ->check(CLI::Range(1, kMaxDays))
+      ->check(WholeNumberIn(1, kMaxDays))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the fleet, the services and the random faults")
       ->capture_default_str();

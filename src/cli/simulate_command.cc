@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/number_check.h"
 #include "cli/progress.h"
 #include "cli/version.h"
 #include "engine/policy.h"
@@ -237,9 +238,9 @@ void AddSimulateCommand(CLI::App& app) {
         return all;
       }() + ")");
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")
-      ->check(CLI::Range(1, kMaxNodes));
+      ->check(WholeNumberIn(1, kMaxNodes));
   cmd->add_option("--days", args->days, "Simulated days, the first of which is warm-up")
-      ->check(CLI::Range(1, kMaxDays));
+      ->check(WholeNumberIn(1, kMaxDays));
   cmd->add_option("--seed", args->seed, "Seed of the workload and of tie-breaking");
   cmd->add_option("--trace", args->trace,
                   "Replay one real trace (a file or folder of ../shared/traces)");
@@ -255,7 +256,7 @@ void AddSimulateCommand(CLI::App& app) {
                 "surge_duration, surge_factor)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
-      ->check(CLI::Range(int64_t{0}, kMaxDurationSeconds))
+      ->check(WholeNumberIn(0, kMaxDurationSeconds))
       ->capture_default_str();
   cmd->add_flag("--shrink", args->shrink,
                 "Then, per policy, bisect the fewest nodes (cut from the same fleet, node types "
@@ -277,7 +278,7 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option("--threads", args->threads,
                   "Run this many policies side by side (default: one per core, at most one per "
                   "policy); every figure is the same as with --threads 1")
-      ->check(CLI::Range(1, 1024));
+      ->check(WholeNumberIn(1, 1024));
   cmd->add_option("--record-usage", args->record_usage_path,
                   "Write the services' usage history (docs/profiles.md format) to this file");
   cmd->callback([args] {

@@ -74,18 +74,19 @@ TEST(HardeningTest, OneBillionReplicasIsAnError) {
               HasSubstr("services[0].replicas: 1000000000 is above the maximum 10000"));
 }
 
-// A command line the parser refuses: its own exit status, a message naming the option's range.
+// A command line the parser refuses: a usage error's exit status, 2, a short message naming the
+// command, and where its options are listed.
 CommandResult RefusedByTheParser(const std::string& args) {
   const CommandResult r = testing::RunArchimedes(args);
-  EXPECT_NE(r.status, 0) << r.output;
-  EXPECT_NE(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_LT(r.output.size(), 400u) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--help' for the options")) << r.output;
   return r;
 }
 
 TEST(HardeningTest, WarmupOf999999999SecondsIsAnError) {
   EXPECT_THAT(RefusedByTheParser("simulate --nodes 5 --days 2 --warmup 999999999").output,
-              HasSubstr("--warmup: Value 999999999 not in range 0 to 31622400"));
+              HasSubstr("archimedes simulate: --warmup: 999999999 is outside [0, 31622400]"));
 }
 
 TEST(HardeningTest, OneDayWithTheDefaultWarmupMeasuresNothingAndSaysSo) {
@@ -96,9 +97,26 @@ TEST(HardeningTest, OneDayWithTheDefaultWarmupMeasuresNothingAndSaysSo) {
 // The range was 309 digits long.
 TEST(HardeningTest, NodesZeroNamesTheRangeInFewWords) {
   EXPECT_THAT(RefusedByTheParser("simulate --nodes 0").output,
-              HasSubstr("--nodes: Value 0 not in range 1 to 100000"));
+              HasSubstr("--nodes: 0 is outside [1, 100000]"));
   EXPECT_THAT(RefusedByTheParser("simulate --days 367").output,
-              HasSubstr("--days: Value 367 not in range 1 to 366"));
+              HasSubstr("--days: 367 is outside [1, 366]"));
+  EXPECT_THAT(RefusedByTheParser("faults --nodes 99999999999999999999").output,
+              HasSubstr("--nodes: \"99999999999999999999\" is outside [1, 100000]"));
+}
+
+// CLI11's range check said "Value 1.5 not in range 0 to 31622400" of a value in range.
+TEST(HardeningTest, ANumberThatIsNotWholeIsCalledSo) {
+  EXPECT_THAT(RefusedByTheParser("simulate --warmup 1.5").output,
+              HasSubstr("--warmup: \"1.5\" is not a whole number"));
+  EXPECT_THAT(RefusedByTheParser("simulate --threads x").output,
+              HasSubstr("--threads: \"x\" is not a whole number"));
+}
+
+TEST(HardeningTest, AnUnknownCommandIsNamedWithTheKnownOnes) {
+  EXPECT_THAT(RefusedByTheParser("frobnicate").output,
+              HasSubstr("unknown command \"frobnicate\" (commands: simulate,"));
+  EXPECT_THAT(RefusedByTheParser("simulate --nodes 5 extra").output,
+              HasSubstr("archimedes simulate: The following argument was not expected: extra"));
 }
 
 TEST(HardeningTest, DuplicateKeysInAScenarioFileAreAnError) {
