@@ -129,9 +129,8 @@ void Replica::Promote() {
     throw;
   }
   context_.actions_changed.notify_all();
-  std::cerr << "archimedes serve: leading (term " << leadership_.term() ) from event " << from
-            << ", " << replayed << " caught up on taking the lead"
-            << std::endl;
+  std::cerr << "archimedes serve: leading (term " << leadership_.term() << ") after event " << from
+            << ", " << replayed << " of them read on taking the lead" << std::endl;
 }
 
 void Replica::SetLeader(const std::string& leader) {
