@@ -53,8 +53,8 @@ void Replica::Stop() {
 }
 
 void Replica::Loop() {
-  const auto renew_every = std::max<std::chrono::milliseconds>(
-      std::chrono::seconds(leadership_.ttl_s()) / 3, std::chrono::milliseconds(500));
+  const auto renew_every = std::max(std::chrono::milliseconds(leadership_.ttl_s() * 1000 / 3),
+                                    std::chrono::milliseconds(500));
   auto renewed = std::chrono::steady_clock::now();
   std::string last_failure;
   std::unique_lock lock(mu_);
