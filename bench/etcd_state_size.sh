@@ -9,9 +9,7 @@ binary=${1:-build/archimedes}
 nodes=${2:-10000}
 jobs=${3:-100000}
 base=${BASE_PORT:-18230}
-command -v wrk >/dev/null || { echo "etcd_state_size: needs wrk (apt-get install wrk)" >&2; exit 1; }
 command -v etcd >/dev/null || { echo "etcd_state_size: needs etcd (apt-get install etcd-server)" >&2; exit 1; }
-here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 etcd_url=http://127.0.0.1:$base
 etcd --name size --data-dir "$dir/etcd" --listen-client-urls "$etcd_url" \
@@ -30,11 +28,33 @@ for _ in $(seq 100); do [ "$(curl -sf "$url/v1/leader" | grep -c '"leader"')" = 
   curl -sf "$url/v1/leader" | grep -q '"role":"leader"' && break; sleep 0.1; done
 b64() { printf '%s' "$1" | base64 -w0; }
 status() { curl -sf -XPOST "$etcd_url/v3/maintenance/status" -d '{}'; }
-field() { grep -o "\"$1\":\"[0-9]*\"" | grep -o '[0-9]*$'; }
-echo "== $nodes nodes"
-KIND=nodes COUNT=$nodes wrk -t1 -c16 -d600s "$url" -s "$here/etcd_count.lua" | grep -E 'requests in'
-echo "== $jobs jobs"
-KIND=jobs COUNT=$jobs wrk -t1 -c32 -d1200s "$url" -s "$here/etcd_count.lua" | grep -E 'requests in'
+field() { grep -o "\"$1\":\"[0-9]*\"" | sed 's/.*:"\([0-9]*\)"/\1/'; }
+# One curl process sends them all, 16 at a time: a config of one transfer per request.
+send() {  # KIND COUNT
+  awk -v kind="$1" -v count="$2" -v url="$url" 'BEGIN {
+    node = "{\"spec\":{\"capacity\":{\"cpu\":\"64\",\"memory\":\"256Gi\"},\"zone\":\"z1\"}," \
+           "\"metadata\":{\"labels\":{\"rack\":\"r1\"}}}"
+    job = "{\"spec\":{\"kind\":\"offline\",\"function\":\"bench\",\"tasks\":1," \
+          "\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"},\"durationEstimate\":\"10m\"," \
+          "\"delayTolerance\":\"1h\"}}"
+    gsub(/"/, "\\\"", node); gsub(/"/, "\\\"", job)
+    for (i = 1; i <= count; i++) {
+      if (kind == "nodes") {
+        printf "url = \"%s/v1/nodes/node-%d\"\nrequest = \"PUT\"\ndata = \"%s\"\n", url, i, node
+      } else {
+        printf "url = \"%s/v1/jobs\"\ndata = \"%s\"\nheader = \"Idempotency-Key: bench-%d\"\n", url, job, i
+      }
+      printf "header = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n"
+      printf "write-out = \"%%{http_code}\\\\n\"\n"
+      if (i < count) print "next"
+    }
+  }' >"$dir/$1.curl"
+  local start=$SECONDS
+  curl -s --parallel --parallel-max 16 -K "$dir/$1.curl" 2>/dev/null | sort | uniq -c | tr '\n' ' '
+  echo "($((SECONDS - start)) s)"
+}
+echo "== $nodes nodes: $(send nodes "$nodes")"
+echo "== $jobs jobs: $(send jobs "$jobs")"
 echo "== in the server: $(curl -sf "$url/v1/nodes" | grep -o '"kind":"Node"' | wc -l) nodes," \
   "$(curl -sf "$url/metrics" | grep '^archimedes_jobs{' | awk '{s+=$2} END {print s}') jobs"
 keys=$(curl -sf -XPOST "$etcd_url/v3/kv/range" \
@@ -45,7 +65,7 @@ printed=$(ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" get --prefix /archimedes
 bytes=$((printed - 2 * keys))
 echo "== etcd: $keys keys under /archimedes/, $bytes bytes of keys and values"
 echo "   db size $(status | field dbSize) bytes, in use $(status | field dbSizeInUse) bytes"
-revision=$(status | grep -o '"revision":"[0-9]*"' | grep -o '[0-9]*$')
+revision=$(status | field revision)
 ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" compact "$revision" >/dev/null
 ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" defrag >/dev/null
 echo "   after compaction and defrag: db size $(status | field dbSize) bytes"
