@@ -26,6 +26,7 @@ int64_t Replica::Start() {
   {
     std::lock_guard lock(context_.mu);
     context_.leading = false;
+    context_.leader.clear();  // until the first look at the leader key
     journal_.ForEach(context_.plane.applied_seq(), [&](int64_t seq, const Event& event) {
       context_.plane.Follow(seq, event);
       ++replayed;

@@ -59,14 +59,14 @@ class HaTest : public ::testing::Test {
   }
 
   // Replicas of one scheduler under `prefix`.
-  std::vector<std::unique_ptr<testing::ServeProcess>> StartReplicas(int n,
-                                                                    const std::string& prefix) {
+  std::vector<std::unique_ptr<testing::ServeProcess>> StartReplicas(
+      int n, const std::string& prefix, int lease_seconds = kLeaseSeconds) {
     std::vector<std::unique_ptr<testing::ServeProcess>> replicas;
     for (int i = 0; i < n; ++i) {
       dirs_.push_back(testing::MakeTempDir());
       replicas.push_back(std::make_unique<testing::ServeProcess>(
           dirs_.back(), std::vector<std::string>{"--store", etcd_->store(prefix), "--leader-lease",
-                                                 std::to_string(kLeaseSeconds) + "s"}));
+                                                 std::to_string(lease_seconds) + "s"}));
     }
     return replicas;
   }
@@ -279,6 +279,17 @@ TEST_F(HaTest, AFrozenLeaderIsDeposedAndWritesNothing) {
       to_new.Post("/v1/jobs", {{"Idempotency-Key", "before"}}, JobBody(0, 1), "application/json");
   EXPECT_EQ(before->status, 200);
   EXPECT_EQ(json::parse(to_new.Get("/v1/jobs")->body)["items"].size(), 3u);
+}
+
+TEST_F(HaTest, AGracefulStopHandsTheLeadOverAtOnce) {
+  auto replicas = StartReplicas(2, "/ha-stop", /*lease_seconds=*/30);
+  const int first = AwaitLeader({replicas[0].get(), replicas[1].get()}, std::chrono::seconds(10));
+  ASSERT_GE(first, 0);
+  const auto stopped = Clock::now();
+  EXPECT_EQ(replicas[first]->Kill(SIGTERM), 0) << "SIGTERM is a graceful stop with exit status 0";
+  EXPECT_EQ(AwaitLeader({replicas[1 - first].get()}, std::chrono::seconds(5)), 0)
+      << "the lead waited for the 30 s lease instead of passing at once";
+  EXPECT_LT(Clock::now() - stopped, std::chrono::seconds(5));
 }
 
 }  // namespace
