@@ -2,7 +2,8 @@
 # What `archimedes serve` keeps in etcd for a fleet: starts a one-member etcd and one replica on
 # loopback (ports from BASE_PORT, default 18230), puts NODES nodes and submits JOBS jobs (each with
 # an Idempotency-Key), then reads etcd's key count, the bytes of the keys and values, and its
-# database size, before and after compaction and defragmentation. Bounded; stops what it started.
+# database size, before and after compaction and defragmentation, and how long a second replica
+# takes to replay the log and be ready. Bounded; stops what it started.
 # Usage: bench/etcd_state_size.sh [BINARY] [NODES, default 10000] [JOBS, default 100000]
 set -euo pipefail
 binary=${1:-build/archimedes}
@@ -65,6 +66,16 @@ printed=$(ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" get --prefix /archimedes
 bytes=$((printed - 2 * keys))
 echo "== etcd: $keys keys under /archimedes/, $bytes bytes of keys and values"
 echo "   db size $(status | field dbSize) bytes, in use $(status | field dbSizeInUse) bytes"
+# A replica that joins replays the whole log before it is ready.
+start_ms=$(date +%s%3N)
+"$binary" serve --listen "127.0.0.1:$((base + 3))" --data "$dir/data2" --clock virtual \
+  --policy k8s-default --store "etcd://127.0.0.1:$base" >"$dir/serve2.log" 2>&1 &
+server_pid="$server_pid $!"
+for _ in $(seq 6000); do  # at most 5 minutes
+  curl -sf "http://127.0.0.1:$((base + 3))/readyz" >/dev/null && break
+  sleep 0.05
+done
+echo "   a joining replica replayed the log and was ready in $(($(date +%s%3N) - start_ms)) ms"
 revision=$(status | field revision)
 ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" compact "$revision" >/dev/null
 ETCDCTL_API=3 etcdctl --endpoints "$etcd_url" defrag >/dev/null
