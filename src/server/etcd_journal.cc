@@ -1,7 +1,9 @@
 #include "server/etcd_journal.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@ constexpr size_t kMaxBatchEvents = 100;
 constexpr size_t kMaxBatchBytes = size_t{1} << 20;
 constexpr int64_t kReadPage = 1000;
 constexpr int kSeqDigits = 20;
+constexpr auto kRetryFor = std::chrono::seconds(5);
 
 bool ReadNumber(std::string_view& text, char end, int64_t& out) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -137,12 +140,21 @@ void EtcdJournal::Write(const std::vector<std::pair<int64_t, Event>>& batch, siz
       {first_key, Compare::Target::kCreateRevision, Compare::Result::kEqual, 0, ""}};
   const std::vector<TxnOp> look = {{TxnOp::Kind::kGet, leader_key, "", 0},
                                    {TxnOp::Kind::kGet, first_key, "", 0}};
+  // etcd is briefly unavailable while its members elect a leader: tried again, the transaction
+  // is safe (fenced, and recognised below if it did apply).
   TxnResult result;
-  try {
-    result = store_->Txn(fence, puts, look);
-  } catch (const StoreError& e) {
-    throw JournalError(path_ + ": cannot append events " + std::to_string(batch[begin].first) +
-                       "-" + std::to_string(batch[end - 1].first) + ": " + e.what());
+  const auto give_up = std::chrono::steady_clock::now() + kRetryFor;
+  while (true) {
+    try {
+      result = store_->Txn(fence, puts, look);
+      break;
+    } catch (const StoreError& e) {
+      if (std::chrono::steady_clock::now() >= give_up) {
+        throw JournalError(path_ + ": cannot append events " + std::to_string(batch[begin].first) +
+                           "-" + std::to_string(batch[end - 1].first) + ": " + e.what());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
   if (result.succeeded) return;
   const KeyValue* leader = nullptr;

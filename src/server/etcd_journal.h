@@ -11,8 +11,9 @@
 // creates a batch's event keys if the leader key still has the create revision of this
 // leadership (its term) and the batch's first key does not exist yet: a deposed leader's append
 // fails (fencing), and no sequence number is ever written twice. A batch holds at most 100 events
-// and 1 MiB (etcd's default limits per transaction: 128 operations, 1.5 MiB). A transaction whose
-// answer was lost and that is tried again on another member is recognised by its own first key.
+// and 1 MiB (etcd's default limits per transaction: 128 operations, 1.5 MiB). A transaction etcd
+// cannot take (no member answers, or they are electing a leader) is tried again for 5 s before
+// Sync fails; one whose answer was lost and that applied is recognised by its own first key.
 //
 // Followers Read the events after the last one they applied; at their turn to lead, they Lead.
 #ifndef ARCHIMEDES_SERVER_ETCD_JOURNAL_H_

@@ -57,6 +57,31 @@ class EtcdTestCluster {
     }
     return out + prefix;
   }
+  // Kills the member that leads the etcd cluster (its raft leader) with SIGKILL; returns its
+  // index.
+  int KillLeader() {
+    for (size_t i = 0; i < members_.size(); ++i) {
+      if (members_[i].pid <= 0) continue;
+      httplib::Client c("127.0.0.1", members_[i].client_port);
+      auto r = c.Post("/v3/maintenance/status", "{}", "application/json");
+      if (!r || r->status != 200) continue;
+      const std::string& body = r->body;
+      auto field = [&body](const std::string& name) {
+        const size_t at = body.find("\"" + name + "\":\"");
+        if (at == std::string::npos) return std::string();
+        const size_t start = at + name.size() + 4;
+        return body.substr(start, body.find('"', start) - start);
+      };
+      if (!field("leader").empty() && field("leader") == field("member_id")) {
+        kill(members_[i].pid, SIGKILL);
+        waitpid(members_[i].pid, nullptr, 0);
+        members_[i].pid = -1;
+        return static_cast<int>(i);
+      }
+    }
+    throw std::runtime_error("no etcd member says it leads");
+  }
+
   std::vector<std::string> endpoints() const {
     std::vector<std::string> out;
     for (const Member& m : members_) {

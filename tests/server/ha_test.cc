@@ -292,5 +292,40 @@ TEST_F(HaTest, AGracefulStopHandsTheLeadOverAtOnce) {
   EXPECT_LT(Clock::now() - stopped, std::chrono::seconds(5));
 }
 
+TEST_F(HaTest, TheEtcdLeaderDyingLosesNoWrite) {
+  testing::EtcdTestCluster etcd(3);  // its own: one of its members is killed
+  std::vector<std::unique_ptr<testing::ServeProcess>> replicas;
+  for (int i = 0; i < 2; ++i) {
+    dirs_.push_back(testing::MakeTempDir());
+    replicas.push_back(std::make_unique<testing::ServeProcess>(
+        dirs_.back(), std::vector<std::string>{"--store", etcd.store(), "--leader-lease", "5s"}));
+  }
+  const int first = AwaitLeader({replicas[0].get(), replicas[1].get()}, std::chrono::seconds(10));
+  ASSERT_GE(first, 0);
+  httplib::Client leader("127.0.0.1", replicas[first]->port());
+  leader.set_read_timeout(10, 0);
+  ASSERT_EQ(leader
+                .Put("/v1/nodes/n1", R"({"spec":{"capacity":{"cpu":"8","memory":"32Gi"}}})",
+                     "application/json")
+                ->status,
+            201);
+  etcd.KillLeader();  // the others elect a new one meanwhile
+  for (int k = 0; k < 20; ++k) {
+    auto r = leader.Post("/v1/jobs", {{"Idempotency-Key", "k" + std::to_string(k)}}, JobBody(0, k),
+                         "application/json");
+    ASSERT_TRUE(r) << "job " << k << ": the leader is gone";
+    EXPECT_EQ(r->status, 201) << r->body;
+  }
+  EXPECT_EQ(Leader(replicas[first]->port())["role"], "leader");
+  httplib::Client follower("127.0.0.1", replicas[1 - first]->port());
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  size_t seen = 0;
+  while (Clock::now() < until &&
+         (seen = json::parse(follower.Get("/v1/jobs")->body)["items"].size()) != 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(seen, 20u) << "the follower follows through the members left";
+}
+
 }  // namespace
 }  // namespace archimedes
