@@ -8,6 +8,10 @@
 #include "engine/policy.h"
 #include "model/duration.h"
 #include "server/api_error.h"
+#include "server/etcd_location.h"
+#include "server/replica.h"
+#include "server/sqlite_journal.h"
+#include "store/etcd_cluster.h"
 
 namespace archimedes {
 namespace {
@@ -17,19 +21,32 @@ std::string JournalPath(const ServerConfig& config) {
 }
 
 std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
+  // What decides how the events replay: replayed under other settings they would give another
+  // state.
+  const std::map<std::string, std::string> settings = {
+      {"policy", config.policy},
+      {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
+      {"cycle", FormatDuration(config.cycle_s)},
+      {"usage-round", FormatDuration(config.usage_round_s)}};
+  if (IsEtcdStore(config.store)) {
+    if (config.max_body_bytes > kMaxEtcdEventBytes) {
+      throw ConfigError("max-body " + std::to_string(config.max_body_bytes) +
+                        " bytes: with the etcd store at most 1Mi (an event is one etcd value)");
+    }
+    const EtcdLocation location = ParseEtcdLocation(config.store);
+    try {
+      return std::make_unique<EtcdJournal>(std::make_unique<EtcdCluster>(location.endpoints),
+                                           location.prefix, settings);
+    } catch (const StoreError& e) {
+      throw JournalError(e.what());
+    }
+  }
   std::error_code error;
   std::filesystem::create_directories(config.data, error);
   if (error) {
     throw JournalError("cannot create the data folder " + config.data + ": " + error.message());
   }
-  // What decides how the events replay: replayed under other settings they would give another
-  // state.
-  return std::make_unique<Journal>(
-      JournalPath(config), std::map<std::string, std::string>{
-                               {"policy", config.policy},
-                               {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
-                               {"cycle", FormatDuration(config.cycle_s)},
-                               {"usage-round", FormatDuration(config.usage_round_s)}});
+  return std::make_unique<SqliteJournal>(JournalPath(config), settings);
 }
 
 int64_t WallSeconds() {
@@ -77,6 +94,7 @@ ApiServer::ApiServer(ServerConfig config)
   AddJobRoutes(router, context_);
   AddAgentRoutes(router, context_);
   AddSystemRoutes(router, context_);
+  AddLeaderRoutes(router, context_);
   if (config_.port == 0) {
     port_ = http_.bind_to_any_port(config_.host);
   } else if (http_.bind_to_port(config_.host, config_.port)) {
@@ -85,19 +103,33 @@ ApiServer::ApiServer(ServerConfig config)
     port_ = -1;
   }
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + ListenAddress(config_));
+  if (config_.advertise.empty()) {
+    config_.advertise = "http://" + config_.host + ":" + std::to_string(port_);
+  }
+  context_.leader = config_.advertise;
+  etcd_journal_ = dynamic_cast<EtcdJournal*>(journal_.get());
 }
 
 ApiServer::~ApiServer() { Stop(); }
 
-std::string ApiServer::store_description() const { return "sqlite " + journal_->path(); }
+std::string ApiServer::store_description() const {
+  return etcd_journal_ != nullptr ? journal_->path() : "sqlite " + journal_->path();
+}
 
 int64_t ApiServer::Run() {
   std::thread listener([this] { http_.listen_after_bind(); });
   int64_t replayed = 0;
+  std::unique_ptr<Replica> replica;
   try {
-    std::lock_guard lock(context_.mu);
-    replayed = plane_.Restore(*journal_);
-    context_.ready = true;
+    if (etcd_journal_ != nullptr) {
+      replica = std::make_unique<Replica>(*etcd_journal_, context_, config_.advertise,
+                                          config_.leader_lease_s);
+      replayed = replica->Start();
+    } else {
+      std::lock_guard lock(context_.mu);
+      replayed = plane_.Restore(*journal_);
+      context_.ready = true;
+    }
   } catch (...) {
     http_.stop();
     listener.join();
@@ -105,7 +137,7 @@ int64_t ApiServer::Run() {
   }
   std::unique_lock lock(stop_mu_);
   while (!stop_requested_) {
-    if (config_.clock == ClockMode::kWall) {
+    if (config_.clock == ClockMode::kWall && context_.leading) {
       lock.unlock();
       try {
         context_.Mutate(
@@ -121,6 +153,7 @@ int64_t ApiServer::Run() {
   lock.unlock();
   http_.stop();
   listener.join();
+  if (replica) replica->Stop();
   return replayed;
 }
 

@@ -1,9 +1,11 @@
 // `archimedes serve` (DESIGN §10): the control plane behind an HTTP API, its state in the journal
-// of the data folder. Construction opens the journal and binds the listening socket (so the port
-// is known before serving); Run restores the state by replaying the journal (/readyz answers 503
-// until then), then serves, moving a wall clock once per cycle, until Stop. Stop is graceful: the
-// listening socket closes, requests in flight finish (waiting long-polls answer at once), and
-// since every answered mutation is already in the journal nothing is left to persist.
+// of the data folder, or in etcd shared by replicas (server/replica.h). Construction opens the
+// journal and binds the listening socket (so the port is known before serving); Run restores the
+// state by replaying the journal (/readyz answers 503 until then), then serves, moving a wall
+// clock once per cycle while it leads, until Stop. Stop is graceful: the listening socket closes,
+// requests in flight finish (waiting long-polls answer at once), and since every answered
+// mutation is already in the journal nothing is left to persist; a leader on etcd hands the lead
+// over.
 #ifndef ARCHIMEDES_SERVER_API_SERVER_H_
 #define ARCHIMEDES_SERVER_API_SERVER_H_
 
@@ -16,6 +18,7 @@
 
 #include "server/config.h"
 #include "server/control_plane.h"
+#include "server/etcd_journal.h"
 #include "server/journal.h"
 #include "server/metrics.h"
 #include "server/router.h"
@@ -31,7 +34,7 @@ class ApiServer {
   ApiServer& operator=(const ApiServer&) = delete;
 
   int port() const { return port_; }
-  // "sqlite <data>/journal.db".
+  // "sqlite <data>/journal.db", or "etcd <endpoints> <prefix>".
   std::string store_description() const;
   // Blocks until Stop. Returns the number of events replayed at start. Throws JournalError when
   // the journal cannot be replayed.
@@ -42,6 +45,7 @@ class ApiServer {
  private:
   ServerConfig config_;
   std::unique_ptr<Journal> journal_;
+  EtcdJournal* etcd_journal_ = nullptr;  // journal_, when the store is etcd
   ControlPlane plane_;
   ServerMetrics metrics_;
   ApiContext context_;

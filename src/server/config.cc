@@ -8,6 +8,7 @@
 #include "engine/policy.h"
 #include "model/duration.h"
 #include "model/quantity.h"
+#include "server/etcd_location.h"
 
 namespace archimedes {
 namespace {
@@ -47,7 +48,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
   static const std::vector<ConfigKey> keys = {
       {"listen", "host:port to listen on (port 0: any free port)"},
       {"data", "folder of the embedded store"},
-      {"store", "state store: sqlite"},
+      {"store", "state store: sqlite, or etcd://HOST:PORT,HOST:PORT,...[/PREFIX] (replicated)"},
+      {"leader-lease", "etcd store: the leader's lease TTL, the longest a failover waits (10s)"},
+      {"advertise", "etcd store: this replica's URL, named by followers (default: listen's)"},
       {"policy", "the engine's policy"},
       {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
       {"cycle", "scheduling cycle period (a duration: 1s)"},
@@ -65,12 +68,24 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
     if (value.empty()) Fail(key, value, "must name a folder");
     config.data = value;
   } else if (key == "store") {
-    if (value != "sqlite") {
-      Fail(key, value,
-           value.starts_with("etcd://") ? "the etcd store is not supported by serve yet; use sqlite"
-                                        : "unknown store; use sqlite");
+    if (IsEtcdStore(value)) {
+      try {
+        ParseEtcdLocation(value);
+      } catch (const std::invalid_argument& e) {
+        Fail(key, value, e.what());
+      }
+    } else if (value != "sqlite") {
+      Fail(key, value, "unknown store; use sqlite or etcd://HOST:PORT,HOST:PORT,...");
     }
     config.store = value;
+  } else if (key == "leader-lease") {
+    config.leader_lease_s = PositiveDuration(key, value);
+    if (config.leader_lease_s < 2) Fail(key, value, "must be at least 2s (etcd's shortest lease)");
+  } else if (key == "advertise") {
+    if (!value.starts_with("http://") || value.size() == 7) {
+      Fail(key, value, "expected http://HOST:PORT");
+    }
+    config.advertise = value;
   } else if (key == "policy") {
     try {
       MakePolicy(value);

@@ -4,7 +4,11 @@
 //
 //   listen: 127.0.0.1:8080    host:port to listen on (port 0: any free port)
 //   data: ./archimedes-data    folder of the embedded store
-//   store: sqlite              the state store (only the embedded SQLite one so far)
+//   store: sqlite              the state store: sqlite (in `data`), or
+//   etcd://HOST:PORT,...[/PREFIX]
+//                              (replicas sharing it elect a leader: server/replica.h)
+//   leader-lease: 10s          etcd: the leader's lease; a follower leads this long after it dies
+//   advertise: http://...      etcd: this replica's URL, which followers name (default: listen's)
 //   policy: archimedes         the engine's policy (engine/policy.h)
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
@@ -34,6 +38,8 @@ struct ServerConfig {
   int port = 8080;
   std::string data = "archimedes-data";
   std::string store = "sqlite";
+  int64_t leader_lease_s = 10;
+  std::string advertise;  // empty: http:// and the address it listens on
   std::string policy = "archimedes";
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;

@@ -51,25 +51,41 @@ ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
 
 int64_t ControlPlane::Restore(Journal& journal) {
   int64_t replayed = 0;
-  journal.ForEach([&](int64_t seq, const Event& event) {
-    event_seq_ = seq;
-    if (event.time != engine_.now()) {
-      throw JournalError(journal.path() + ": event " + std::to_string(seq) + " applied at " +
-                         std::to_string(event.time) + " s, but the replayed clock is at " +
-                         std::to_string(engine_.now()) + " s");
-    }
+  journal.ForEach(event_seq_, [&](int64_t seq, const Event& event) {
     try {
-      Dispatch(event);
-    } catch (const ApiError&) {
-      // It failed the same way when it was applied: the client was told, nothing changed.
-    } catch (const std::invalid_argument&) {
-      // Likewise for what the engine refused once the event was stored.
+      Follow(seq, event);
+    } catch (const JournalError& e) {
+      throw JournalError(journal.path() + ": " + e.what());
     }
     ++replayed;
   });
+  Lead(journal);
+  return replayed;
+}
+
+void ControlPlane::Follow(int64_t seq, const Event& event) {
+  if (seq != event_seq_ + 1) {
+    throw JournalError("event " + std::to_string(seq) + " follows event " +
+                       std::to_string(event_seq_) + ": the log has a gap");
+  }
+  if (event.time != engine_.now()) {
+    throw JournalError("event " + std::to_string(seq) + " applied at " +
+                       std::to_string(event.time) + " s, but the replayed clock is at " +
+                       std::to_string(engine_.now()) + " s");
+  }
+  event_seq_ = seq;
+  try {
+    Dispatch(event);
+  } catch (const ApiError&) {
+    // It failed the same way when it was applied: the client was told, nothing changed.
+  } catch (const std::invalid_argument&) {
+    // Likewise for what the engine refused once the event was stored.
+  }
+}
+
+void ControlPlane::Lead(Journal& journal) {
   journal_ = &journal;
   stored_seq_ = last_seq_;
-  return replayed;
 }
 
 Reply ControlPlane::Apply(Event event, int64_t* journal_seq) {
@@ -99,6 +115,7 @@ int64_t ControlPlane::Commit(const Event& event) {
 }
 
 int64_t ControlPlane::stored_seq() {
+  if (journal_ == nullptr) return last_seq_;  // following: every event applied is stored
   while (!pending_marks_.empty() && pending_marks_.front().first <= journal_->committed()) {
     stored_seq_ = pending_marks_.front().second;
     pending_marks_.pop_front();

@@ -60,6 +60,14 @@ class ControlPlane {
   // Rebuilds the state from `journal`'s events, then journals every event applied from now on.
   // Returns the number of events replayed.
   int64_t Restore(Journal& journal);
+  // Applies event `seq` of the journal as stored, without journalling it: replaying, or following
+  // the leader's log (server/replica.h). Throws JournalError when it is not the event after the
+  // last one applied, or was applied at another time.
+  void Follow(int64_t seq, const Event& event);
+  // From now on journals every event applied in `journal`, which holds every one applied so far.
+  void Lead(Journal& journal);
+  // The journal number of the last event applied.
+  int64_t applied_seq() const { return event_seq_; }
 
   // Checks, journals and applies `event` (its time is set to now), returning the reply and the
   // event's journal number (0: nothing to store), for the caller to Sync before it answers.

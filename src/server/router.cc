@@ -20,6 +20,11 @@ Reply ApiContext::Mutate(Event event) {
   {
     std::lock_guard lock(mu);
     CheckReady();
+    if (!leading) {
+      throw ApiError(503, "NotLeader",
+                     leader.empty() ? "this replica follows and no leader is known yet; retry soon"
+                                    : "this replica follows; send writes to the leader, " + leader);
+    }
     reply = plane.Apply(std::move(event), &journal_seq);
   }
   if (journal_seq == 0) return reply;

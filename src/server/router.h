@@ -26,8 +26,8 @@ class ApiContext {
       : config(config), plane(plane), plane_journal(journal), metrics(metrics) {}
 
   // Applies a mutation under the lock, returns once it is stored, and wakes the long-polls. Throws
-  // ApiError (503 until the state is restored). When the store fails, the process stops: a
-  // restart rebuilds the state from what the store holds.
+  // ApiError (503 until the state is restored, and on a follower). When the store fails, the
+  // process stops: a restart rebuilds the state from what the store holds.
   Reply Mutate(Event event);
   // Runs `read` on the plane under the lock. Throws ApiError 503 until the state is restored.
   template <typename F>
@@ -46,6 +46,10 @@ class ApiContext {
   std::condition_variable actions_changed;
   std::atomic<bool> ready{false};
   std::atomic<bool> stopping{false};
+  // Whether this process applies writes; a follower (server/replica.h) answers them with 503
+  // NotLeader naming `leader`, the leader's URL ("" when none is known), guarded by `mu`.
+  std::atomic<bool> leading{true};
+  std::string leader;
 };
 
 class Router {
@@ -73,6 +77,7 @@ void AddServiceRoutes(Router& router, ApiContext& context);
 void AddJobRoutes(Router& router, ApiContext& context);
 void AddAgentRoutes(Router& router, ApiContext& context);   // actions, container status, usage
 void AddSystemRoutes(Router& router, ApiContext& context);  // clock, metrics, health
+void AddLeaderRoutes(Router& router, ApiContext& context);  // which replica leads
 
 // A path segment: an object's name as the client wrote it (percent-decoded by the server).
 inline std::string PathName(const httplib::Request& request) { return request.matches[1]; }

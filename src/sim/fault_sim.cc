@@ -331,6 +331,11 @@ class StoreLink : public KvStore {
     Check("get prefix keys");
     return store_.GetPrefixKeys(prefix);
   }
+  std::vector<KeyValue> GetRange(const std::string& from, const std::string& end,
+                                 int64_t limit) override {
+    Check("get range");
+    return store_.GetRange(from, end, limit);
+  }
   int64_t Delete(const std::string& key) override {
     Check("delete");
     return store_.Delete(key);

@@ -223,6 +223,14 @@ std::vector<KeyValue> EtcdStore::GetPrefixKeys(const std::string& prefix) {
                         {"keys_only", true}}));
 }
 
+std::vector<KeyValue> EtcdStore::GetRange(const std::string& from, const std::string& end,
+                                          int64_t limit) {
+  return ParseKvs(Call("get range", "/v3/kv/range",
+                       {{"key", Base64Encode(from)},
+                        {"range_end", Base64Encode(end)},
+                        {"limit", std::to_string(limit)}}));
+}
+
 int64_t EtcdStore::Delete(const std::string& key) {
   return Int64Field(Call("delete", "/v3/kv/deleterange", {{"key", Base64Encode(key)}}), "deleted");
 }

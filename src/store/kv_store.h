@@ -83,6 +83,9 @@ class KvStore {
   virtual std::vector<KeyValue> GetPrefix(const std::string& prefix) = 0;
   // The same without the values (left empty): listing keys does not copy what they hold.
   virtual std::vector<KeyValue> GetPrefixKeys(const std::string& prefix) = 0;
+  // At most `limit` (> 0) keys of [from, end), in key order: a page of a long range.
+  virtual std::vector<KeyValue> GetRange(const std::string& from, const std::string& end,
+                                         int64_t limit) = 0;
   // Returns the number of keys deleted.
   virtual int64_t Delete(const std::string& key) = 0;
   virtual int64_t DeletePrefix(const std::string& prefix) = 0;

@@ -130,6 +130,19 @@ std::vector<KeyValue> MemoryStore::GetPrefixKeys(const std::string& prefix) {
   return RangeLocked(prefix, /*with_values=*/false);
 }
 
+std::vector<KeyValue> MemoryStore::GetRange(const std::string& from, const std::string& end,
+                                            int64_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<KeyValue> out;
+  for (auto it = entries_.lower_bound(from);
+       it != entries_.end() && it->first < end && static_cast<int64_t>(out.size()) < limit; ++it) {
+    const Entry& e = it->second;
+    out.push_back(
+        KeyValue{it->first, e.value, e.create_revision, e.mod_revision, e.version, e.lease});
+  }
+  return out;
+}
+
 int64_t MemoryStore::Delete(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!DeleteLocked(key)) return 0;

@@ -42,6 +42,8 @@ class MemoryStore : public KvStore {
   std::optional<KeyValue> Get(const std::string& key) override;
   std::vector<KeyValue> GetPrefix(const std::string& prefix) override;
   std::vector<KeyValue> GetPrefixKeys(const std::string& prefix) override;
+  std::vector<KeyValue> GetRange(const std::string& from, const std::string& end,
+                                 int64_t limit) override;
   int64_t Delete(const std::string& key) override;
   int64_t DeletePrefix(const std::string& prefix) override;
   CreateResult CreateIfAbsent(const std::string& key, const std::string& value,

@@ -218,6 +218,10 @@ class CuttableStore : public KvStore {
   std::vector<KeyValue> GetPrefixKeys(const std::string& p) override {
     return Link().GetPrefixKeys(p);
   }
+  std::vector<KeyValue> GetRange(const std::string& from, const std::string& end,
+                                 int64_t limit) override {
+    return Link().GetRange(from, end, limit);
+  }
   int64_t Delete(const std::string& k) override { return Link().Delete(k); }
   int64_t DeletePrefix(const std::string& p) override { return Link().DeletePrefix(p); }
   CreateResult CreateIfAbsent(const std::string& k, const std::string& v,

@@ -1,4 +1,5 @@
 #include "server/config.h"
+#include "server/etcd_location.h"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +38,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.usage_round_s, 60);
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
   EXPECT_EQ(c.http_threads, 128);
-  EXPECT_EQ(ConfigKeys().size(), 9u);
+  EXPECT_EQ(ConfigKeys().size(), 11u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
@@ -55,7 +56,17 @@ TEST(ConfigTest, BadValuesAreNamed) {
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "1 second"); }).find("cycle \"1 second\""),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "max-body", "12"); }).find("1Ki"), std::string::npos);
-  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "store", "etcd://127.0.0.1:2379"); }).find("etcd"),
+  EXPECT_NE(ErrorOf([&] {
+              SetConfigKey(c, "store", "etcd://127.0.0.1");
+            }).find("member \"127.0.0.1\" is not HOST:PORT"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "store", "etcd://a:1,,b:2"); }).find("member \"\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "store", "postgres"); }).find("unknown store"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "leader-lease", "1s"); }).find("at least 2s"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "advertise", "10.0.0.1:80"); }).find("http://"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "http-threads", "1"); }).find("[2, 4096]"),
             std::string::npos);
@@ -64,6 +75,19 @@ TEST(ConfigTest, BadValuesAreNamed) {
   // Nothing half-set.
   EXPECT_EQ(ListenAddress(c), "127.0.0.1:8080");
   EXPECT_EQ(c.cycle_s, 1);
+}
+
+TEST(ConfigTest, AnEtcdStoreNamesItsMembersAndPrefix) {
+  ServerConfig c;
+  SetConfigKey(c, "store", "etcd://127.0.0.1:2379,10.0.0.2:2379");
+  EXPECT_EQ(c.store, "etcd://127.0.0.1:2379,10.0.0.2:2379");
+  const EtcdLocation plain = ParseEtcdLocation(c.store);
+  EXPECT_EQ(plain.endpoints,
+            (std::vector<std::string>{"http://127.0.0.1:2379", "http://10.0.0.2:2379"}));
+  EXPECT_EQ(plain.prefix, "/archimedes/");
+  EXPECT_EQ(ParseEtcdLocation("etcd://h:1/team-a/scheduler/").prefix, "/team-a/scheduler/");
+  SetConfigKey(c, "leader-lease", "3s");
+  EXPECT_EQ(c.leader_lease_s, 3);
 }
 
 TEST(ConfigTest, FileErrorsNameTheFileAndLine) {

@@ -13,12 +13,21 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace archimedes::testing {
 
 class ServeProcess {
  public:
-  explicit ServeProcess(const std::string& data) {
+  // `extra`: more flags (a later flag wins: --policy archimedes).
+  explicit ServeProcess(const std::string& data, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        ARCHIMEDES_BINARY, "serve",   "--listen", "127.0.0.1:0", "--data",         data,
+        "--clock",         "virtual", "--policy", "k8s-default", "--http-threads", "32"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     pid_ = fork();
@@ -26,9 +35,7 @@ class ServeProcess {
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
-      execl(ARCHIMEDES_BINARY, ARCHIMEDES_BINARY, "serve", "--listen", "127.0.0.1:0", "--data",
-            data.c_str(), "--clock", "virtual", "--policy", "k8s-default", "--http-threads", "32",
-            static_cast<char*>(nullptr));
+      execv(ARCHIMEDES_BINARY, argv.data());
       _exit(127);
     }
     close(out[1]);
@@ -53,6 +60,15 @@ class ServeProcess {
   // Sends `signal` and returns the exit status.
   int Kill(int signal) {
     kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  // Sends `signal` without waiting (SIGSTOP, SIGCONT).
+  void Signal(int signal) { kill(pid_, signal); }
+  // Waits for the process to end; returns its status.
+  int Wait() {
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;

@@ -146,6 +146,20 @@ TYPED_TEST(KvStoreContract, PrefixOperationsStayInsideThePrefix) {
   EXPECT_TRUE(store.Get("/b/1").has_value());
 }
 
+TYPED_TEST(KvStoreContract, GetRangeReadsAPageOfAHalfOpenRange) {
+  KvStore& store = this->store();
+  for (const char* key : {"/e/1", "/e/2", "/e/3", "/e/4", "/e0", "/d"}) store.Put(key, key);
+  std::vector<KeyValue> page = store.GetRange("/e/2", "/e0", 2);
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].key, "/e/2");
+  EXPECT_EQ(page[0].value, "/e/2");
+  EXPECT_EQ(page[1].key, "/e/3");
+  page = store.GetRange("/e/3", "/e0", 10);
+  ASSERT_EQ(page.size(), 2u) << "the end is excluded";
+  EXPECT_EQ(page[1].key, "/e/4");
+  EXPECT_TRUE(store.GetRange("/e/5", "/e0", 10).empty());
+}
+
 TYPED_TEST(KvStoreContract, KeysOfAnExpiredLeaseDisappear) {
   KvStore& store = this->store();
   const int64_t lease = store.GrantLease(2);

@@ -1,4 +1,4 @@
-#include "server/journal.h"
+#include "server/sqlite_journal.h"
 
 namespace archimedes {
 namespace {
@@ -18,7 +18,8 @@ std::string Column(sqlite3_stmt* stmt, int column) {
 
 }  // namespace
 
-Journal::Journal(const std::string& path, const std::map<std::string, std::string>& settings)
+SqliteJournal::SqliteJournal(const std::string& path,
+                             const std::map<std::string, std::string>& settings)
     : path_(path) {
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -70,12 +71,12 @@ Journal::Journal(const std::string& path, const std::map<std::string, std::strin
   }
 }
 
-Journal::~Journal() {
+SqliteJournal::~SqliteJournal() {
   sqlite3_finalize(insert_);
   sqlite3_close(db_);
 }
 
-void Journal::Exec(const char* sql) const {
+void SqliteJournal::Exec(const char* sql) const {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
     const std::string why = error != nullptr ? error : "unknown error";
@@ -84,17 +85,17 @@ void Journal::Exec(const char* sql) const {
   }
 }
 
-void Journal::Fail(const std::string& what) const {
+void SqliteJournal::Fail(const std::string& what) const {
   throw JournalError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
 }
 
-int64_t Journal::Append(Event event) {
+int64_t SqliteJournal::Append(Event event) {
   std::lock_guard lock(queue_mu_);
   queue_.emplace_back(++appended_, std::move(event));
   return appended_;
 }
 
-void Journal::Sync(int64_t seq) {
+void SqliteJournal::Sync(int64_t seq) {
   if (committed_ >= seq) return;
   std::lock_guard write(write_mu_);
   if (committed_ >= seq) return;  // written by the request that held the lock before
@@ -127,14 +128,16 @@ void Journal::Sync(int64_t seq) {
   committed_ = batch.back().first;
 }
 
-void Journal::ForEach(const std::function<void(int64_t seq, const Event&)>& visit) {
+void SqliteJournal::ForEach(int64_t after,
+                            const std::function<void(int64_t seq, const Event&)>& visit) {
   Statement select;
   if (sqlite3_prepare_v2(db_,
                          "SELECT seq, kind, time, target, body, idempotency_key FROM events "
-                         "ORDER BY seq",
+                         "WHERE seq > ? ORDER BY seq",
                          -1, &select.stmt, nullptr) != SQLITE_OK) {
     Fail("cannot read the events");
   }
+  sqlite3_bind_int64(select.stmt, 1, after);
   int rc = SQLITE_ROW;
   while ((rc = sqlite3_step(select.stmt)) == SQLITE_ROW) {
     const int kind = sqlite3_column_int(select.stmt, 1);

@@ -1,0 +1,86 @@
+// A Journal (server/journal.h) in etcd: the log that the replicas of `archimedes serve` share
+// (server/replica.h). Under the store's prefix P:
+//
+//   P settings       the settings the log was started with (JSON), written once
+//   P events/<seq>   one key per event, seq in 20 zero-padded digits (key order is log order),
+//                    written once; its value is "<kind> <time> <target bytes> <key bytes>\n"
+//                    followed by the target, the Idempotency-Key and the request body, verbatim
+//   P leader         who leads (server/leadership.h)
+//
+// Only the leader appends, and only while it leads. Every write is one etcd transaction that
+// creates a batch's event keys if the leader key still has the create revision of this
+// leadership (its term) and the batch's first key does not exist yet: a deposed leader's append
+// fails (fencing), and no sequence number is ever written twice. A batch holds at most 100 events
+// and 1 MiB (etcd's default limits per transaction: 128 operations, 1.5 MiB). A transaction etcd
+// cannot take (no member answers, or they are electing a leader) is tried again for 5 s before
+// Sync fails; one whose answer was lost and that applied is recognised by its own first key.
+//
+// Followers Read the events after the last one they applied; at their turn to lead, they Lead.
+#ifndef ARCHIMEDES_SERVER_ETCD_JOURNAL_H_
+#define ARCHIMEDES_SERVER_ETCD_JOURNAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/etcd_location.h"
+#include "server/journal.h"
+#include "store/kv_store.h"
+
+namespace archimedes {
+
+// The largest event the etcd journal stores: its request body; larger ones cannot be written.
+inline constexpr int64_t kMaxEtcdEventBytes = int64_t{1} << 20;
+
+class EtcdJournal : public Journal {
+ public:
+  // Checks `settings` against those the log was started with (a JournalError names the setting,
+  // both values and the prefix), or writes them when the log is new. Throws JournalError when
+  // etcd cannot be reached.
+  EtcdJournal(std::unique_ptr<KvStore> store, std::string prefix,
+              const std::map<std::string, std::string>& settings);
+
+  // Throws JournalError while this process does not lead.
+  int64_t Append(Event event) override;
+  void Sync(int64_t seq) override;
+  int64_t committed() const override { return committed_; }
+  void ForEach(int64_t after, const std::function<void(int64_t seq, const Event&)>& visit) override;
+  // "etcd http://127.0.0.1:2379,... /archimedes/".
+  const std::string& path() const override { return path_; }
+
+  // At most `limit` stored events numbered above `after`, in order. Throws JournalError.
+  std::vector<std::pair<int64_t, Event>> Read(int64_t after, int64_t limit);
+  // From now on appends, as the leader whose leader key has create revision `term`, after event
+  // `last` (the last one in the log: the caller has read them all since it took the lead).
+  void Lead(int64_t term, int64_t last);
+
+  KvStore& store() { return *store_; }
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  void Write(const std::vector<std::pair<int64_t, Event>>& batch, size_t begin, size_t end);
+  std::string EventKey(int64_t seq) const;
+
+  std::unique_ptr<KvStore> store_;
+  std::string prefix_;
+  std::string path_;
+  std::atomic<int64_t> term_{0};  // 0: not leading
+  std::mutex queue_mu_;
+  std::vector<std::pair<int64_t, Event>> queue_;
+  int64_t appended_ = 0;
+  std::mutex write_mu_;  // one writer at a time: batches go in order
+  std::atomic<int64_t> committed_{0};
+};
+
+// The value of an event's key, and back (throws JournalError naming `seq`).
+std::string EncodeEvent(const Event& event);
+Event DecodeEvent(int64_t seq, const std::string& value);
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_ETCD_JOURNAL_H_

@@ -1,0 +1,53 @@
+// A Journal (server/journal.h) in one SQLite database in WAL mode (`<data>/journal.db`). Sync
+// writes everything queued in one transaction with synchronous=FULL: a synced event survives a
+// kill -9 or a power cut. The settings are kept in a table beside the events.
+#ifndef ARCHIMEDES_SERVER_SQLITE_JOURNAL_H_
+#define ARCHIMEDES_SERVER_SQLITE_JOURNAL_H_
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/journal.h"
+
+namespace archimedes {
+
+class SqliteJournal : public Journal {
+ public:
+  // Opens or creates the journal at `path`. `settings` are compared with those it was created
+  // with: a difference is a JournalError naming the setting, both values and the file.
+  SqliteJournal(const std::string& path, const std::map<std::string, std::string>& settings);
+  ~SqliteJournal() override;
+  SqliteJournal(const SqliteJournal&) = delete;
+  SqliteJournal& operator=(const SqliteJournal&) = delete;
+
+  int64_t Append(Event event) override;
+  void Sync(int64_t seq) override;
+  int64_t committed() const override { return committed_; }
+  void ForEach(int64_t after, const std::function<void(int64_t seq, const Event&)>& visit) override;
+  const std::string& path() const override { return path_; }
+
+ private:
+  void Exec(const char* sql) const;
+  [[noreturn]] void Fail(const std::string& what) const;
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  std::mutex queue_mu_;
+  std::vector<std::pair<int64_t, Event>> queue_;
+  int64_t appended_ = 0;
+  std::mutex write_mu_;  // one writer of the database at a time
+  std::atomic<int64_t> committed_{0};
+};
+
+}  // namespace archimedes
+
+#endif  // ARCHIMEDES_SERVER_SQLITE_JOURNAL_H_
