@@ -4,11 +4,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "trace/input_file.h"
+
 namespace archimedes {
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
-  if (!in_) throw TraceError(path_, 0, "cannot open file");
-}
+CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(OpenInputFile(path_)) {}
 
 bool CsvReader::Next() {
   while (std::getline(in_, raw_)) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "model/duration.h"
+#include "trace/input_file.h"
 
 namespace archimedes {
 namespace {
@@ -111,8 +112,7 @@ JsonError::JsonError(const std::string& file, const std::string& path, const std
       problem_(problem) {}
 
 json ReadJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(path, 0, "cannot open the file");
+  std::ifstream in = OpenInputFile(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw TraceError(path, 0, "cannot read the file");

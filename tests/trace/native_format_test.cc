@@ -305,7 +305,7 @@ TEST(NativeFormatTest, NativeNumberTooLargeForJsonIsMalformed) {
 
 TEST(NativeFormatTest, NativeMissingFileIsNamed) {
   EXPECT_THAT(ErrorOf([] { ReadScenarioFile("/nonexistent/scenario.json"); }),
-              HasSubstr("/nonexistent/scenario.json: cannot open"));
+              HasSubstr("/nonexistent/scenario.json: no such file"));
 }
 
 TEST(NativeFormatTest, NativeUnknownKeyNamesTheKeyAndItsPath) {

@@ -91,7 +91,7 @@ TEST(ProfileFileTest, BadFilesNameTheProblem) {
               ::testing::HasSubstr(": bins: expected a whole number, got string \"288\""));
   EXPECT_THAT(error("{"), ::testing::HasSubstr("malformed JSON"));
   EXPECT_THAT(ErrorOf([] { ReadProfilesFile(TempPath("missing.json")); }),
-              ::testing::HasSubstr("cannot open the file"));
+              ::testing::HasSubstr("missing.json: no such file"));
 }
 
 // A profiles file written from four synthetic applications; Error(edit) writes it with `edit`
