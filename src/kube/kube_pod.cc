@@ -1,6 +1,7 @@
 #include "kube/kube_pod.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "kube/fields.h"
@@ -44,15 +45,26 @@ std::pair<std::string, std::string> OwningWorkload(
   return {"", ""};
 }
 
+// Per resource, the larger of the sum over the containers and the largest init container, plus
+// the overhead. For limits, a resource that some container does not limit has no pod limit (0).
 Resources Effective(const Field& spec, const char* which) {
-  Resources sum;
-  for (const Field& c : spec.Get("containers").Items()) {
-    sum += DecodeResourceList(c.Get("resources").Get(which));
+  const bool limits = std::string_view(which) == "limits";
+  Resources sum, init;
+  std::array<bool, kNumDims> unlimited{};
+  const auto read = [&](const Field& c) {
+    const Resources r = DecodeResourceList(c.Get("resources").Get(which));
+    for (Dim d : kAllDims) unlimited[static_cast<int>(d)] |= r[d] == 0;
+    return r;
+  };
+  for (const Field& c : spec.Get("containers").Items()) sum += read(c);
+  for (const Field& c : spec.Get("initContainers").Items()) init = Max(init, read(c));
+  Resources r = Max(sum, init) + DecodeResourceList(spec.Get("overhead"));
+  if (limits) {
+    for (Dim d : kAllDims) {
+      if (unlimited[static_cast<int>(d)]) r[d] = 0;
+    }
   }
-  for (const Field& c : spec.Get("initContainers").Items()) {
-    sum = Max(sum, DecodeResourceList(c.Get("resources").Get(which)));
-  }
-  return sum + DecodeResourceList(spec.Get("overhead"));
+  return r;
 }
 
 int64_t DurationAnnotation(const Field& annotations, const std::string& key) {
