@@ -46,6 +46,7 @@ if [ -f "$shared/k8s-fixtures/quantity-vectors.csv" ]; then
 fi
 seed scenario_fuzz examples/small-scenario.json
 seed jobs_fuzz examples/jobs.json
+for f in "$shared"/k8s-fixtures/*.json examples/kubernetes/*.yaml; do seed extender_fuzz "$f"; done
 text usage_history_fuzz history.csv \
   'time,app,container,cpu,memory,disk,network\n0,web,web-0,500,1e9,0,0\n300,web,web-0,1620.5,2150000000,1048576,2700000\n300,db,"db,0",10,1e6,5,5\n'
 text requests_fuzz requests.csv 'app,cpu,memory,disk,network,replicas\nweb,500m,1Gi,0,0,3\n'

@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -339,5 +340,12 @@ ServiceStatus Engine::service_status(int32_t service) const {
 JobStatus Engine::job_status(int32_t job) const { return core_->job_status(job); }
 EngineStats Engine::stats() const { return core_->stats(); }
 const Policy& Engine::policy() const { return core_->policy(); }
+
+std::vector<NodeExplanation> Engine::ExplainReplica(const Service& pod, int32_t service) const {
+  // An id past the catalogue reads as "no profile, no replicas" to every plugin.
+  const int32_t owner = service >= 0 ? service : std::numeric_limits<int32_t>::max();
+  return core_->service_placement().scheduler().Explain(core_->Context(),
+                                                        ServicePodRequest(pod, owner));
+}
 
 }  // namespace archimedes

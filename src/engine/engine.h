@@ -42,6 +42,7 @@
 #include "model/node.h"
 #include "model/workload.h"
 #include "profile/profile.h"
+#include "sched/framework.h"
 
 namespace archimedes {
 
@@ -163,6 +164,11 @@ class Engine {
   JobStatus job_status(int32_t job) const;
   EngineStats stats() const;
   const Policy& policy() const;
+  // What the policy's service scheduler (the one --explain shows) says of every node for one
+  // replica of `pod`, changing nothing: filter verdicts and score terms. `service` is the id of
+  // the catalogue's service it belongs to (its profile, its replicas), or -1 for none. What the
+  // scheduler extender answers (server/extender.h).
+  std::vector<NodeExplanation> ExplainReplica(const Service& pod, int32_t service = -1) const;
 
  private:
   std::unique_ptr<EngineCore> core_;

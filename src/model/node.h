@@ -4,8 +4,10 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/resources.h"
+#include "model/taint.h"
 
 namespace archimedes {
 
@@ -19,6 +21,7 @@ struct Node {
   std::string pod;        // failure domain: POD / rack (MAGI members are spread across these)
   std::map<std::string, std::string> labels;
   NodeCondition condition = NodeCondition::kReady;
+  std::vector<Taint> taints;  // pods that do not tolerate them stay off (TaintToleration)
 };
 
 }  // namespace archimedes

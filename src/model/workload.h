@@ -13,6 +13,7 @@
 
 #include "model/curve.h"
 #include "model/node.h"
+#include "model/node_affinity.h"
 #include "model/resources.h"
 
 namespace archimedes {
@@ -46,6 +47,9 @@ struct Service {
   int64_t end_time = kForever;
   int max_per_node = 0;  // 0 = no limit on replicas of this service per node
   std::map<std::string, std::string> node_selector;
+  // Kubernetes' required node affinity (any term) and tolerations of node taints.
+  std::vector<NodeSelectorTerm> node_affinity;
+  std::vector<Toleration> tolerations;
   // Readiness delay: a replica serves, and counts as available, this long after it starts.
   int64_t startup_s = 90;
 };

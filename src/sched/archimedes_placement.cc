@@ -8,8 +8,10 @@
 
 #include "sched/plugins/batch_displacement.h"
 #include "sched/plugins/max_per_node.h"
+#include "sched/plugins/node_affinity.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_selector.h"
+#include "sched/plugins/taint_toleration.h"
 #include "sched/plugins/time_aware_fit.h"
 
 namespace archimedes {
@@ -59,6 +61,8 @@ Scheduler MakeArchimedesServiceScheduler(const PlacementSettings& settings,
   std::vector<std::unique_ptr<FilterPlugin>> filters;
   filters.push_back(std::make_unique<NodeReady>());
   filters.push_back(std::make_unique<NodeSelector>());
+  filters.push_back(std::make_unique<NodeAffinity>());
+  filters.push_back(std::make_unique<TaintToleration>());
   filters.push_back(std::make_unique<MaxPerNode>());
   filters.push_back(std::make_unique<TimeAwareFit>());
   filters.push_back(std::make_unique<InterAppAffinity>(rules));

@@ -11,7 +11,9 @@ PodRequest ServicePodRequest(const Service& service, int32_t s) {
       .kind = OwnerKind::kService,
       .owner = s,
       .max_per_node = service.max_per_node,
-      .node_selector = service.node_selector.empty() ? nullptr : &service.node_selector};
+      .node_selector = service.node_selector.empty() ? nullptr : &service.node_selector,
+      .node_affinity = service.node_affinity,
+      .tolerations = service.tolerations};
 }
 
 namespace {

@@ -36,6 +36,10 @@ struct PodRequest {
   // Services: the labels a node must carry (NodeSelector); null for none. Points into the
   // workload, which outlives every decision.
   const std::map<std::string, std::string>* node_selector = nullptr;
+  // Services: the required node affinity (NodeAffinity) and the taints tolerated
+  // (TaintToleration); empty for none.
+  std::span<const NodeSelectorTerm> node_affinity = {};
+  std::span<const Toleration> tolerations = {};
 };
 
 // A replica of `service` (index `s` in its workload): its requests, priority, per-node limit and

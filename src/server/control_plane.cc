@@ -159,10 +159,10 @@ Reply ControlPlane::PutNode(const Event& event) {
     const Node& current = engine_.cluster().node(record.id);
     if (request.node.capacity != current.capacity ||
         request.node.allocatable != current.allocatable || request.node.zone != current.zone ||
-        request.node.pod != current.pod) {
+        request.node.pod != current.pod || request.node.taints != current.taints) {
       throw Invalid(what +
                         ": only its labels may change; delete and add it again to change its "
-                        "capacity, allocatable, zone or pod",
+                        "capacity, allocatable, zone, pod or taints",
                     "spec");
     }
     if (request.node.labels == current.labels) return {200, NodeJson(event.target, record)};
@@ -189,6 +189,11 @@ Reply ControlPlane::PutNode(const Event& event) {
   }
   node_names_[id] = event.target;
   return {201, NodeJson(event.target, record)};
+}
+
+NodeId ControlPlane::NodeIdOf(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() || it->second.removed ? -1 : it->second.id;
 }
 
 Reply ControlPlane::DeleteNode(const Event& event) {
@@ -218,7 +223,8 @@ Reply ControlPlane::PutService(const Event& event) {
         wanted.priority == current.priority && wanted.qos == current.qos &&
         AppName(wanted) == AppName(current) && wanted.max_per_node == current.max_per_node &&
         wanted.node_selector == current.node_selector && wanted.startup_s == current.startup_s &&
-        wanted.sla.availability == current.sla.availability;
+        wanted.sla.availability == current.sla.availability &&
+        wanted.tolerations == current.tolerations && wanted.node_affinity == current.node_affinity;
     if (!same_shape) {
       throw Invalid(what +
                         ": only replicas and labels may change; delete and create it again to "

@@ -89,6 +89,10 @@ class ControlPlane {
   int64_t last_seq() const { return last_seq_; }
   int64_t stored_seq();
 
+  // The engine's id of live node `name`, or -1 (never added, or removed).
+  NodeId NodeIdOf(const std::string& name) const;
+  // The engine's id of job `name`. Throws ApiError 404 for a job never submitted.
+  int32_t JobIdOf(const std::string& name) const { return FindJob(name); }
   int64_t now() const { return engine_.now(); }
   const Engine& engine() const { return engine_; }
   const ActionCounts& action_counts() const { return counts_; }

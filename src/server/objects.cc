@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 
+#include "kube/kube_node.h"
 #include "model/duration.h"
 #include "model/quantity.h"
 #include "server/api_error.h"
@@ -104,6 +105,16 @@ ObjectMeta DecodeMeta(JsonObject& root, const std::string& kind, const std::stri
   return meta;
 }
 
+// Taints, tolerations and node affinity in Kubernetes' own shape (kube/kube_node.h).
+template <typename F>
+auto KubeField(const JsonValue& v, const std::string& path, F decode) {
+  try {
+    return decode(Field(&v.raw(), path));
+  } catch (const KubeError& e) {
+    throw BadRequest(e.what(), e.path());
+  }
+}
+
 }  // namespace
 
 void CheckNodeName(const std::string& name) { CheckName("node", name, 253, true); }
@@ -134,6 +145,7 @@ NodeRequest DecodeNode(const std::string& name, const std::string& body) {
     }
     if (auto z = spec.Find("zone")) r.node.zone = z->String();
     if (auto p = spec.Find("pod")) r.node.pod = p->String();
+    if (auto t = spec.Find("taints")) r.node.taints = KubeField(*t, "spec.taints", DecodeTaints);
     spec.RejectUnknownKeys();
     root.RejectUnknownKeys();
     return r;
@@ -179,6 +191,12 @@ ServiceRequest DecodeService(const std::string& name, const std::string& body) {
     if (auto m = spec.Find("maxPerNode")) s.max_per_node = m->Int(0);
     if (auto sel = spec.Find("nodeSelector")) s.node_selector = sel->StringMap();
     if (auto st = spec.Find("startup")) s.startup_s = st->Duration(0);
+    if (auto t = spec.Find("tolerations")) {
+      s.tolerations = KubeField(*t, "spec.tolerations", DecodeTolerations);
+    }
+    if (auto a = spec.Find("nodeAffinity")) {
+      s.node_affinity = KubeField(*a, "spec.nodeAffinity", DecodeNodeSelector);
+    }
     spec.RejectUnknownKeys();
     root.RejectUnknownKeys();
     return r;
@@ -296,6 +314,7 @@ nlohmann::json EncodeNodeSpec(const Node& node) {
                          {"allocatable", EncodeResources(node.allocatable)}};
   if (!node.zone.empty()) spec["zone"] = node.zone;
   if (!node.pod.empty()) spec["pod"] = node.pod;
+  if (!node.taints.empty()) spec["taints"] = EncodeTaints(node.taints);
   return spec;
 }
 
@@ -311,6 +330,8 @@ nlohmann::json EncodeServiceSpec(const Service& s) {
       {"maxPerNode", s.max_per_node},
       {"nodeSelector", s.node_selector},
       {"startup", FormatDuration(s.startup_s)}};
+  if (!s.tolerations.empty()) spec["tolerations"] = EncodeTolerations(s.tolerations);
+  if (!s.node_affinity.empty()) spec["nodeAffinity"] = EncodeNodeSelector(s.node_affinity);
   return spec;
 }
 

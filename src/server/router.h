@@ -75,9 +75,10 @@ class Router {
 void AddNodeRoutes(Router& router, ApiContext& context);
 void AddServiceRoutes(Router& router, ApiContext& context);
 void AddJobRoutes(Router& router, ApiContext& context);
-void AddAgentRoutes(Router& router, ApiContext& context);   // actions, container status, usage
-void AddSystemRoutes(Router& router, ApiContext& context);  // clock, metrics, health
-void AddLeaderRoutes(Router& router, ApiContext& context);  // which replica leads
+void AddAgentRoutes(Router& router, ApiContext& context);     // actions, container status, usage
+void AddSystemRoutes(Router& router, ApiContext& context);    // clock, metrics, health
+void AddLeaderRoutes(Router& router, ApiContext& context);    // which replica leads
+void AddExtenderRoutes(Router& router, ApiContext& context);  // kube-scheduler's extender
 
 // A path segment: an object's name as the client wrote it (percent-decoded by the server).
 inline std::string PathName(const httplib::Request& request) { return request.matches[1]; }

@@ -1,0 +1,190 @@
+// examples/kubernetes/ as a platform team applies it: every manifest parses, has a kind and
+// apiVersion Kubernetes serves, and fits the others; the extender's URLs are routes `serve`
+// answers; the serve settings load; the RBAC grants what Archimedes calls.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "kube/documents.h"
+#include "server/config.h"
+#include "test_server.h"
+
+namespace archimedes {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(ARCHIMEDES_SOURCE_DIR) / "examples" / "kubernetes";
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every object of every manifest, by "Kind/name".
+std::map<std::string, json> Objects() {
+  std::map<std::string, json> objects;
+  for (const fs::directory_entry& e : fs::directory_iterator(kDir)) {
+    if (e.path().extension() != ".yaml") continue;
+    for (json& doc : ExpandLists(ParseDocuments(e.path().string(), ReadText(e.path())))) {
+      const std::string key =
+          doc["kind"].get<std::string>() + "/" + doc["metadata"]["name"].get<std::string>();
+      EXPECT_FALSE(objects.contains(key)) << key << " is defined twice";
+      objects[key] = doc;
+    }
+  }
+  return objects;
+}
+
+TEST(KubernetesManifestsTest, EveryObjectHasAKindKubernetesServes) {
+  const std::map<std::string, std::set<std::string>> kinds = {
+      {"v1",
+       {"Namespace", "ServiceAccount", "ConfigMap", "Service", "PersistentVolumeClaim", "Pod"}},
+      {"apps/v1", {"Deployment"}},
+      {"rbac.authorization.k8s.io/v1",
+       {"ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}}};
+  const std::set<std::string> cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"};
+  const std::map<std::string, json> objects = Objects();
+  ASSERT_GE(objects.size(), 10u);
+  for (const auto& [key, o] : objects) {
+    SCOPED_TRACE(key);
+    const std::string api = o["apiVersion"], kind = o["kind"];
+    ASSERT_TRUE(kinds.contains(api)) << api;
+    EXPECT_TRUE(kinds.at(api).contains(kind)) << api << " serves no " << kind;
+    EXPECT_EQ(o["metadata"].contains("namespace"), !cluster_scoped.contains(kind));
+    if (kind == "Deployment") {
+      EXPECT_EQ(o["spec"]["selector"]["matchLabels"], o["spec"]["template"]["metadata"]["labels"]);
+      const std::string account = o["spec"]["template"]["spec"]["serviceAccountName"];
+      EXPECT_TRUE(objects.contains("ServiceAccount/" + account)) << account;
+      for (const json& v : o["spec"]["template"]["spec"]["volumes"]) {
+        if (v.contains("configMap")) {
+          EXPECT_TRUE(objects.contains("ConfigMap/" + v["configMap"]["name"].get<std::string>()));
+        }
+        if (v.contains("persistentVolumeClaim")) {
+          EXPECT_TRUE(objects.contains("PersistentVolumeClaim/" +
+                                       v["persistentVolumeClaim"]["claimName"].get<std::string>()));
+        }
+      }
+    }
+  }
+}
+
+TEST(KubernetesManifestsTest, ServeLoadsItsSettingsAndItsServiceReachesIt) {
+  const std::map<std::string, json> objects = Objects();
+  const json& config_map = objects.at("ConfigMap/archimedes-serve");
+  const fs::path settings = fs::temp_directory_path() / "archimedes-manifest-serve.yaml";
+  std::ofstream(settings) << config_map["data"]["serve.yaml"].get<std::string>();
+  ServerConfig config;
+  ReadConfigFile(settings.string(), config);
+  fs::remove(settings);
+
+  const json& serve = objects.at("Deployment/archimedes")["spec"]["template"]["spec"];
+  const json& container = serve["containers"][0];
+  EXPECT_EQ(container["args"][0], "serve");
+  const json& port = container["ports"][0];
+  EXPECT_EQ(port["containerPort"], config.port);
+  const json& service = objects.at("Service/archimedes");
+  EXPECT_EQ(service["spec"]["selector"],
+            objects.at("Deployment/archimedes")["spec"]["template"]["metadata"]["labels"]);
+  EXPECT_EQ(service["spec"]["ports"][0]["targetPort"], port["name"]);
+  bool data_mounted = false;
+  for (const json& m : container["volumeMounts"]) data_mounted |= m["mountPath"] == config.data;
+  EXPECT_TRUE(data_mounted) << "the data folder " << config.data << " is on no volume";
+}
+
+TEST(KubernetesManifestsTest, TheExtenderCallsRoutesServeAnswers) {
+  const std::map<std::string, json> objects = Objects();
+  const json& scheduler_config = objects.at("ConfigMap/archimedes-scheduler-config");
+  const std::vector<json> docs =
+      ParseDocuments("kube-scheduler-config.yaml",
+                     scheduler_config["data"]["kube-scheduler-config.yaml"].get<std::string>());
+  ASSERT_EQ(docs.size(), 1u);
+  const json& ksc = docs[0];
+  EXPECT_EQ(ksc["apiVersion"], "kubescheduler.config.k8s.io/v1");
+  EXPECT_EQ(ksc["kind"], "KubeSchedulerConfiguration");
+  std::set<std::string> profiles;
+  for (const json& p : ksc["profiles"]) profiles.insert(p["schedulerName"]);
+  EXPECT_TRUE(profiles.contains("archimedes"));
+  EXPECT_EQ(objects.at("Pod/hello-archimedes")["spec"]["schedulerName"], "archimedes");
+
+  ASSERT_EQ(ksc["extenders"].size(), 1u);
+  const json& extender = ksc["extenders"][0];
+  // http://<service>.<namespace>.svc:<port><path>
+  const std::string url = extender["urlPrefix"];
+  const json& service = objects.at("Service/archimedes");
+  const std::string host = "http://" + service["metadata"]["name"].get<std::string>() + "." +
+                           service["metadata"]["namespace"].get<std::string>() +
+                           ".svc:" + std::to_string(service["spec"]["ports"][0]["port"].get<int>());
+  ASSERT_TRUE(url.starts_with(host)) << url;
+  const std::string prefix = url.substr(host.size());
+  EXPECT_GT(extender["weight"].get<int>(), 0);
+  EXPECT_TRUE(extender["nodeCacheCapable"].get<bool>());
+
+  testing::TestServer server;
+  int verbs = 0;
+  for (const char* verb : {"filterVerb", "prioritizeVerb", "preemptVerb", "bindVerb"}) {
+    if (!extender.contains(verb)) continue;
+    const std::string path = prefix + "/" + extender[verb].get<std::string>();
+    const httplib::Result r = server.client().Post(path, "{}", "application/json");
+    ASSERT_TRUE(r) << path;
+    // A route refuses the empty message (400); a path that is none is a 404.
+    EXPECT_EQ(r->status, 400) << path;
+    ++verbs;
+  }
+  EXPECT_EQ(verbs, 3);
+}
+
+struct Access {
+  std::string group, resource, verb;
+};
+
+// The API calls `serve --kube-api` makes (docs/kubernetes.md, "Permissions").
+const Access kCalls[] = {
+    {"", "pods", "list"},
+    {"", "pods", "watch"},
+    {"", "nodes", "list"},
+    {"", "nodes", "watch"},
+    {"", "pods/binding", "create"},
+    {"", "pods/eviction", "create"},
+    {"metrics.k8s.io", "pods", "list"},
+};
+
+TEST(KubernetesManifestsTest, RbacGrantsEveryCallServeMakes) {
+  const std::map<std::string, json> objects = Objects();
+  const json& role = objects.at("ClusterRole/archimedes");
+  for (const Access& call : kCalls) {
+    bool granted = false;
+    for (const json& rule : role["rules"]) {
+      const auto has = [&](const char* key, const std::string& value) {
+        return std::find(rule[key].begin(), rule[key].end(), value) != rule[key].end() ||
+               std::find(rule[key].begin(), rule[key].end(), "*") != rule[key].end();
+      };
+      granted = granted || (has("apiGroups", call.group) && has("resources", call.resource) &&
+                            has("verbs", call.verb));
+    }
+    EXPECT_TRUE(granted) << call.verb << " " << call.resource << " (group \"" << call.group
+                         << "\") is not granted";
+  }
+  const json& binding = objects.at("ClusterRoleBinding/archimedes");
+  EXPECT_EQ(binding["roleRef"]["name"], "archimedes");
+  const std::string account =
+      objects.at("Deployment/archimedes")["spec"]["template"]["spec"]["serviceAccountName"];
+  bool bound = false;
+  for (const json& s : binding["subjects"]) {
+    bound |= s["kind"] == "ServiceAccount" && s["name"] == account &&
+             s["namespace"] == objects.at("Deployment/archimedes")["metadata"]["namespace"];
+  }
+  EXPECT_TRUE(bound);
+}
+
+}  // namespace
+}  // namespace archimedes
