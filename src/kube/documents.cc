@@ -44,10 +44,18 @@ nlohmann::json Scalar(const YAML::Node& node, const std::string& source) {
   return text;
 }
 
-nlohmann::json ToJson(const YAML::Node& node, const std::string& source, int depth) {
+// `budget`: how many more values the document may expand to. Without aliases a YAML text holds
+// fewer values than it has bytes; aliases of aliases ("billion laughs") expand exponentially and
+// are refused when they run past that.
+nlohmann::json ToJson(const YAML::Node& node, const std::string& source, int depth,
+                      size_t& budget) {
   if (depth > kMaxYamlDepth) {
     throw KubeError(source, "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
   }
+  if (budget == 0) {
+    throw KubeError(source, "expands to more values than the text holds (aliases of aliases?)");
+  }
+  --budget;
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -56,7 +64,7 @@ nlohmann::json ToJson(const YAML::Node& node, const std::string& source, int dep
       return Scalar(node, source);
     case YAML::NodeType::Sequence: {
       nlohmann::json a = nlohmann::json::array();
-      for (const YAML::Node& item : node) a.push_back(ToJson(item, source, depth + 1));
+      for (const YAML::Node& item : node) a.push_back(ToJson(item, source, depth + 1, budget));
       return a;
     }
     case YAML::NodeType::Map: {
@@ -66,7 +74,7 @@ nlohmann::json ToJson(const YAML::Node& node, const std::string& source, int dep
           throw KubeError(source, "line " + std::to_string(kv.first.Mark().line + 1) +
                                       ": a mapping key must be a plain value");
         }
-        o[Utf8Scalar(kv.first, source)] = ToJson(kv.second, source, depth + 1);
+        o[Utf8Scalar(kv.first, source)] = ToJson(kv.second, source, depth + 1, budget);
       }
       return o;
     }
@@ -81,9 +89,10 @@ std::vector<nlohmann::json> ParseDocuments(const std::string& source, std::strin
   if (first == std::string_view::npos) return {};
   if (text[first] == '{' || text[first] == '[') return {ParseJson(source, text)};
   std::vector<nlohmann::json> docs;
+  size_t budget = text.size() + 1;
   try {
     for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) {
-      nlohmann::json j = ToJson(doc, source, 0);
+      nlohmann::json j = ToJson(doc, source, 0, budget);
       if (!j.is_null()) docs.push_back(std::move(j));
     }
   } catch (const YAML::Exception& e) {

@@ -152,6 +152,26 @@ TEST(KubePodTest, ReadsYamlDocumentsAndListsAndFindsTheirWorkloads) {
   EXPECT_EQ(lone.service.qos, QosClass::kBestEffort);
 }
 
+// Aliases of aliases ("billion laughs"): ten levels of ten would expand to 10^10 values.
+TEST(KubeDocumentsTest, AliasesThatExpandPastTheTextAreRefused) {
+  std::string yaml = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 10; ++level) {
+    const std::string previous = "*l" + std::to_string(level - 1);
+    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) yaml += (i ? ", " : "") + previous;
+    yaml += "]\n";
+  }
+  try {
+    ParseDocuments("laughs.yaml", yaml);
+    ADD_FAILURE() << "accepted";
+  } catch (const KubeError& e) {
+    EXPECT_NE(std::string(e.what()).find("laughs.yaml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("aliases"), std::string::npos) << e.what();
+  }
+  // One alias used a few times is ordinary YAML.
+  EXPECT_EQ(ParseDocuments("ok.yaml", "a: &a {cpu: 1}\nb: *a\nc: *a\n").at(0)["c"]["cpu"], 1);
+}
+
 TEST(KubePodTest, NamesTheFieldAtFault) {
   const auto error_of = [](const std::string& yaml) {
     try {
