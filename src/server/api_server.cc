@@ -43,8 +43,9 @@ int64_t WallSeconds() {
 ApiServer::ApiServer(ServerConfig config)
     : config_(std::move(config)),
       journal_(OpenJournal(config_)),
-      plane_(MakePolicy(config_.policy),
-             PlaneOptions{.cycle_s = config_.cycle_s, .usage_round_s = config_.usage_round_s}),
+      plane_(MakePolicy(config_.policy), PlaneOptions{.cycle_s = config_.cycle_s,
+                                                      .usage_round_s = config_.usage_round_s,
+                                                      .seed = config_.seed}),
       context_(config_, plane_, *journal_, metrics_) {
   const int threads = config_.http_threads;
   // Small answers go out at once rather than waiting for the client's delayed ack.

@@ -6,6 +6,7 @@
 //   data: ./archimedes-data    folder of the embedded store
 //   store: sqlite              the state store (only the embedded SQLite one so far)
 //   policy: archimedes         the engine's policy (engine/policy.h)
+//   seed: 1                    the engine's tie-breaking between equally scored nodes
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
 //   usage-round: 60s           how often the usage reported by the agents goes to the engine
@@ -35,6 +36,7 @@ struct ServerConfig {
   std::string data = "archimedes-data";
   std::string store = "sqlite";
   std::string policy = "archimedes";
+  uint64_t seed = 1;
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;

@@ -1,5 +1,5 @@
-// `archimedes serve` (the real binary) as a child process with a virtual clock under k8s-default,
-// listening on a free loopback port read from its startup line; killed with SIGKILL unless Kill
+// `archimedes serve` (the real binary) as a child process with a virtual clock under `policy`
+// (k8s-default unless given), listening on a free loopback port read from its startup line; killed with SIGKILL unless Kill
 // was called.
 #ifndef ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
 #define ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
@@ -18,7 +18,7 @@ namespace archimedes::testing {
 
 class ServeProcess {
  public:
-  explicit ServeProcess(const std::string& data) {
+  explicit ServeProcess(const std::string& data, const std::string& policy = "k8s-default") {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     pid_ = fork();
@@ -27,7 +27,7 @@ class ServeProcess {
       close(out[0]);
       close(out[1]);
       execl(ARCHIMEDES_BINARY, ARCHIMEDES_BINARY, "serve", "--listen", "127.0.0.1:0", "--data",
-            data.c_str(), "--clock", "virtual", "--policy", "k8s-default", "--http-threads", "32",
+            data.c_str(), "--clock", "virtual", "--policy", policy.c_str(), "--http-threads", "32",
             static_cast<char*>(nullptr));
       _exit(127);
     }
