@@ -53,6 +53,7 @@ RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const S
   if (!client_->is_valid()) throw ReplayError("--server \"" + url + "\" is not an http:// URL");
   client_->set_read_timeout(300, 0);
   client_->set_keep_alive(true);
+  client_->set_tcp_nodelay(true);
   const nlohmann::json server = Call("GET", "/v1/server");
   auto mismatch = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
     if (theirs != ours) {
@@ -296,7 +297,8 @@ void RemoteEngine::EndUsageRound() { Drive({{"usageRound", "end"}}); }
 ServiceStatus RemoteEngine::service_status(int32_t service) const {
   if (!services_fresh_) {
     services_.assign(workload_.services.size(), {});
-    for (const nlohmann::json& item : Call("GET", "/v1/services").at("items")) {
+    const nlohmann::json list = Call("GET", "/v1/services");
+    for (const nlohmann::json& item : list.at("items")) {
       ServiceView& view =
           services_.at(service_ids_.at(item.at("metadata").at("name").get<std::string>()));
       const nlohmann::json& status = item.at("status");
@@ -315,7 +317,8 @@ ServiceStatus RemoteEngine::service_status(int32_t service) const {
 JobStatus RemoteEngine::job_status(int32_t job) const {
   if (!jobs_fresh_) {
     job_status_.assign(jobs_, {});
-    for (const nlohmann::json& item : Call("GET", "/v1/jobs").at("items")) {
+    const nlohmann::json list = Call("GET", "/v1/jobs");
+    for (const nlohmann::json& item : list.at("items")) {
       const nlohmann::json& status = item.at("status");
       const nlohmann::json& tasks = status.at("tasks");
       job_status_.at(JobId(item.at("metadata").at("name").get<std::string>())) = {
