@@ -27,6 +27,7 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
   return std::make_unique<Journal>(
       JournalPath(config), std::map<std::string, std::string>{
                                {"policy", config.policy},
+                               {"seed", std::to_string(config.seed)},
                                {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
                                {"cycle", FormatDuration(config.cycle_s)},
                                {"usage-round", FormatDuration(config.usage_round_s)}});
