@@ -11,6 +11,7 @@ void AddMagiCommand(CLI::App& app);
 void AddProfileCommand(CLI::App& app);
 void AddFaultsCommand(CLI::App& app);
 void AddServeCommand(CLI::App& app);
+void AddReplayCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 

@@ -41,6 +41,7 @@ int Run(int argc, char** argv) {
     archimedes::cli::AddProfileCommand(app);
     archimedes::cli::AddFaultsCommand(app);
     archimedes::cli::AddServeCommand(app);
+    archimedes::cli::AddReplayCommand(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e, argc, argv);

@@ -75,12 +75,34 @@ ContainerId ClusterState::Add(const Container& c) {
   if (!free_ids_.empty()) {
     id = free_ids_.back();
     free_ids_.pop_back();
-    containers_[id] = c;
   } else {
     id = static_cast<ContainerId>(containers_.size());
-    containers_.push_back(c);
+    containers_.emplace_back();
     slot_on_node_.push_back(-1);
   }
+  Place(id, c);
+  return id;
+}
+
+void ClusterState::AddWithId(ContainerId id, const Container& c) {
+  if (c.node < 0 || c.node >= num_nodes()) {
+    throw std::out_of_range("container placed on unknown node " + std::to_string(c.node));
+  }
+  if (id < 0 || alive(id)) {
+    throw std::out_of_range("container id " + std::to_string(id) + " is taken or negative");
+  }
+  if (id >= id_limit()) {
+    for (ContainerId unused = id_limit(); unused < id; ++unused) free_ids_.push_back(unused);
+    containers_.resize(id + 1);
+    slot_on_node_.resize(id + 1, -1);
+  } else {
+    std::erase(free_ids_, id);
+  }
+  Place(id, c);
+}
+
+void ClusterState::Place(ContainerId id, const Container& c) {
+  containers_[id] = c;
   std::vector<ContainerId>& list = on_node_[c.node];
   slot_on_node_[id] = static_cast<int32_t>(list.size());
   list.push_back(id);
@@ -90,7 +112,6 @@ ContainerId ClusterState::Add(const Container& c) {
     RecomputeBlock(c.node / kIndexBlock);
   }
   ++live_;
-  return id;
 }
 
 void ClusterState::Remove(ContainerId id) {

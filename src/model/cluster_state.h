@@ -91,6 +91,9 @@ class ClusterState {
 
   // Places `c` on `c.node`; the id stays valid until Remove.
   ContainerId Add(const Container& c);
+  // Places `c` under `id`, which must not be alive: for a copy that follows another state's ids
+  // (a remote engine's, as its actions name them).
+  void AddWithId(ContainerId id, const Container& c);
   void Remove(ContainerId id);
   bool alive(ContainerId id) const { return id >= 0 && id < id_limit() && slot_on_node_[id] >= 0; }
   const Container& container(ContainerId id) const { return containers_[id]; }
@@ -115,6 +118,7 @@ class ClusterState {
   std::vector<ContainerId> free_ids_;
   int live_ = 0;
 
+  void Place(ContainerId id, const Container& c);
   void RecomputeBlock(int block);
   void GrowBlockMost(NodeId n);
 };

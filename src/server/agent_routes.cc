@@ -4,7 +4,9 @@
 // GET /v1/nodes/{name}/actions?after=SEQ&wait=30s&limit=N answers at once when the node has
 // actions numbered above SEQ, else when one comes or `wait` (at most 60s) passes — then with no
 // items. An agent passes the last `seq` it carried out as `after`, so it resumes where it was,
-// across restarts of either side.
+// across restarts of either side. GET /v1/actions?after=SEQ&limit=N is every node's actions and
+// those of none (jobs reported late or rejected, scale-outs) in one feed, without waiting: for an
+// agent of a whole fleet.
 #include <charconv>
 #include <chrono>
 
@@ -67,6 +69,11 @@ void AddAgentRoutes(Router& router, ApiContext& context) {
           }
         }
       });
+  router.Get("/v1/actions", "/v1/actions", [&context](const httplib::Request& r) {
+    const int64_t after = IntegerParam(r, "after", 0, 0, std::numeric_limits<int64_t>::max());
+    const int limit = static_cast<int>(IntegerParam(r, "limit", 1000, 1, kMaxLimit));
+    return Reply{200, context.Read([&](ControlPlane& p) { return p.FleetActions(after, limit); })};
+  });
   router.Post(R"(/v1/containers/([^/]+)/status)", "/v1/containers/{name}/status",
               [&context](const httplib::Request& r) {
                 return context.Mutate(

@@ -52,6 +52,7 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"leader-lease", "etcd store: the leader's lease TTL, the longest a failover waits (10s)"},
       {"advertise", "etcd store: this replica's URL, named by followers (default: listen's)"},
       {"policy", "the engine's policy"},
+      {"seed", "the engine's tie-breaking between equally scored nodes (a whole number)"},
       {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
       {"cycle", "scheduling cycle period (a duration: 1s)"},
       {"usage-round", "how often reported usage goes to the engine (a duration: 60s)"},
@@ -93,6 +94,13 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
       Fail(key, value, e.what());
     }
     config.policy = value;
+  } else if (key == "seed") {
+    uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seed);
+    if (ec != std::errc() || end != value.data() + value.size()) {
+      Fail(key, value, "expected a whole number");
+    }
+    config.seed = seed;
   } else if (key == "clock") {
     if (value == "wall") {
       config.clock = ClockMode::kWall;

@@ -10,6 +10,7 @@
 //   leader-lease: 10s          etcd: the leader's lease; a follower leads this long after it dies
 //   advertise: http://...      etcd: this replica's URL, which followers name (default: listen's)
 //   policy: archimedes         the engine's policy (engine/policy.h)
+//   seed: 1                    the engine's tie-breaking between equally scored nodes
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
 //   usage-round: 60s           how often the usage reported by the agents goes to the engine
@@ -41,6 +42,7 @@ struct ServerConfig {
   int64_t leader_lease_s = 10;
   std::string advertise;  // empty: http:// and the address it listens on
   std::string policy = "archimedes";
+  uint64_t seed = 1;
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;

@@ -14,6 +14,7 @@ namespace {
 
 constexpr char kApiVersion[] = "archimedes.io/v1";
 constexpr char kJobPrefix[] = "job-";
+constexpr char kDriveTarget[] = "drive";  // a clock event of POST /v1/clock/drive
 
 // The submitter's patience when the job states none, as the simulator's default: tolerance plus
 // twice the tolerance, at least ten minutes.
@@ -47,7 +48,7 @@ void Engine422(F call) {
 }  // namespace
 
 ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
-    : engine_(policy, EngineOptions{}, {}, {}), options_(options) {}
+    : engine_(policy, EngineOptions{.seed = options.seed}, {}, {}), options_(options) {}
 
 int64_t ControlPlane::Restore(Journal& journal) {
   int64_t replayed = 0;
@@ -142,7 +143,7 @@ Reply ControlPlane::Dispatch(const Event& event) {
     case EventKind::kUsage:
       return ReportUsage(event);
     case EventKind::kClock:
-      return AdvanceClock(event);
+      return event.target == kDriveTarget ? Drive(event) : AdvanceClock(event);
   }
   throw std::logic_error("unknown event kind");
 }
@@ -405,6 +406,7 @@ Reply ControlPlane::ReportUsage(const Event& event) {
 
 Reply ControlPlane::AdvanceClock(const Event& event) {
   const int64_t to = DecodeClock(event.body, engine_.now());
+  if (round_open_) throw Conflict("a driven usage round is open: end it before the clock moves");
   Commit(event);
   for (int64_t s = std::max(next_tick_, to - kMaxCatchUpSeconds); s < to; ++s) {
     engine_.AdvanceTo(s);
@@ -419,6 +421,86 @@ Reply ControlPlane::AdvanceClock(const Event& event) {
   engine_.AdvanceTo(to);
   Drain();
   return {200, {{"time", to}}};
+}
+
+Reply ControlPlane::Drive(const Event& event) {
+  using Op = DriveRequest::Op;
+  const DriveRequest request = DecodeDrive(event.body, engine_.now());
+  const bool in_round = request.op == Op::kRoundNode || request.op == Op::kRoundEnd;
+  if (in_round && !round_open_) {
+    throw Conflict("no usage round is open: begin one first", "usageRound");
+  }
+  if (!in_round && round_open_) {
+    throw Conflict("a usage round is open: end it first", "usageRound");
+  }
+  NodeId node = -1;
+  if (request.op == Op::kRoundNode) {
+    node = FindNode(request.node).id;
+    if (!engine_.cluster().ready(node)) {
+      throw Invalid("node \"" + request.node + "\" is not ready: it has no usage", "node");
+    }
+  }
+  std::vector<UsageSample> samples;
+  for (size_t i = 0; i < request.samples.size(); ++i) {
+    const DriveSample& in = request.samples[i];
+    ContainerId id = -1;
+    try {
+      id = FindContainer(in.container);
+    } catch (const ApiError& e) {
+      throw ApiError(e.code(), e.reason(), e.what(),
+                     "samples[" + std::to_string(i) + "].container");
+    }
+    if (node >= 0 && engine_.cluster().container(id).node != node) {
+      throw Invalid("container \"" + in.container + "\" is not on node \"" + request.node + "\"",
+                    "samples[" + std::to_string(i) + "].container");
+    }
+    samples.push_back({.container = id,
+                       .usage = in.usage,
+                       .work_done_s = in.work_done_s,
+                       .work_total_s = in.work_total_s});
+  }
+  const int64_t first_seq = last_seq_;
+  Commit(event);
+  for (const UsageSample& sample : samples) {
+    containers_[sample.container].has_usage = true;
+    containers_[sample.container].usage = sample;
+  }
+  switch (request.op) {
+    case Op::kAdvanceTo:
+      engine_.AdvanceTo(request.time);
+      next_tick_ = std::max(next_tick_, request.time);
+      Drain();
+      break;
+    case Op::kRunThrough:
+      for (int64_t s = std::max(next_tick_, engine_.now()); s <= request.time; ++s) {
+        engine_.AdvanceTo(s);
+        if (s % options_.cycle_s == 0) engine_.Schedule();
+        next_tick_ = s + 1;
+        const bool acted = !engine_.actions().empty();
+        Drain();
+        if (acted && request.stop_at_action) break;
+      }
+      break;
+    case Op::kRoundBegin:
+      engine_.BeginUsageRound(samples);
+      round_open_ = true;
+      Drain();
+      break;
+    case Op::kRoundNode:
+      engine_.ObserveNodeUsage(node, samples);
+      Drain();
+      break;
+    case Op::kRoundEnd:
+      engine_.EndUsageRound();
+      round_open_ = false;
+      Drain();
+      break;
+  }
+  nlohmann::json actions = nlohmann::json::array();
+  auto first = std::upper_bound(actions_.begin(), actions_.end(), first_seq,
+                                [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
+  for (; first != actions_.end(); ++first) actions.push_back(first->body);
+  return {200, {{"time", engine_.now()}, {"lastSeq", last_seq_}, {"actions", std::move(actions)}}};
 }
 
 void ControlPlane::RunUsageRound() {
@@ -483,10 +565,12 @@ void ControlPlane::Drain() {
       case ActionKind::kScaleOut:
         break;
     }
+    nlohmann::json body = ActionJson(a, seq);
     if (a.node >= 0 && a.kind != ActionKind::kReportLate && a.kind != ActionKind::kReject &&
         a.kind != ActionKind::kScaleOut) {
-      node_actions_[a.node].push_back({seq, ActionJson(a, seq)});
+      node_actions_[a.node].push_back({seq, body});
     }
+    actions_.push_back({seq, std::move(body)});
     if (a.kind == ActionKind::kEvict || a.kind == ActionKind::kStop) {
       container_ids_.erase(containers_[a.container].name);
       containers_[a.container] = {};
@@ -496,24 +580,39 @@ void ControlPlane::Drain() {
 }
 
 nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
-  nlohmann::json out = {{"seq", seq},
-                        {"kind", ActionKindName(a.kind)},
-                        {"node", node_names_[a.node]},
-                        {"time", engine_.now()}};
-  if (a.container >= 0) out["container"] = containers_[a.container].name;
+  nlohmann::json out = {{"seq", seq}, {"kind", ActionKindName(a.kind)}, {"time", engine_.now()}};
+  // The engine's own numbers, exact, for a driver that mirrors its view (archimedes replay).
+  nlohmann::json engine = nlohmann::json::object();
+  if (a.node >= 0) out["node"] = node_names_[a.node];
+  if (a.container >= 0) {
+    out["container"] = containers_[a.container].name;
+    engine["containerId"] = a.container;
+  }
   if (a.service >= 0) out["service"] = service_names_[a.service];
   if (a.job >= 0) out["job"] = jobs_[a.job].job.name;
   switch (a.kind) {
     case ActionKind::kBind:
     case ActionKind::kMigrate:
-      out["requests"] = EncodeResources(services_.at(service_names_[a.service]).spec.requests);
+    case ActionKind::kStartTask: {
+      const Container& c = engine_.cluster().container(a.container);
+      out["requests"] = EncodeResources(c.requests);
+      engine["replica"] = c.index;
+      engine["priority"] = c.priority;
+      engine["startTime"] = c.start_time;
+      engine["requests"] = c.requests.amount;
+      if (a.kind == ActionKind::kStartTask) {
+        out["function"] = jobs_[a.job].job.function;
+        engine["firstStart"] = a.first_start;
+        break;
+      }
       out["limits"] = EncodeResources(services_.at(service_names_[a.service]).spec.limits);
-      if (a.kind == ActionKind::kMigrate) out["replaces"] = containers_[a.replaced].name;
+      if (a.kind == ActionKind::kMigrate) {
+        out["replaces"] = containers_[a.replaced].name;
+        out["trigger"] = MigrationTriggerName(a.trigger);
+        engine["replacesId"] = a.replaced;
+      }
       break;
-    case ActionKind::kStartTask:
-      out["requests"] = EncodeResources(jobs_[a.job].job.task_requests);
-      out["function"] = jobs_[a.job].job.function;
-      break;
+    }
     case ActionKind::kEvict:
       out["reason"] = EvictReasonName(a.reason);
       break;
@@ -521,10 +620,22 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
       out["limits"] = {{"cpu", FormatMilli(static_cast<int64_t>(a.limits.cpu))},
                        {"serverlessFirst", a.limits.serverless_first},
                        {"ioThrottle", a.limits.io_throttle}};
+      engine["cpu"] = a.limits.cpu;
       break;
-    default:
+    case ActionKind::kScaleOut:
+      out["replicas"] = a.replicas;
+      break;
+    case ActionKind::kReportLate:
+      out["tasks"] = a.tasks;
+      out["expectedStart"] = a.expected_start;
+      break;
+    case ActionKind::kReject:
+      out["message"] = a.message;
+      break;
+    case ActionKind::kStop:
       break;
   }
+  if (!engine.empty()) out["engine"] = std::move(engine);
   return out;
 }
 
@@ -537,6 +648,18 @@ nlohmann::json ControlPlane::NodeActions(const std::string& name, int64_t after,
   const int64_t stored = stored_seq();
   nlohmann::json items = nlohmann::json::array();
   for (; first != log.end() && first->seq <= stored && static_cast<int>(items.size()) < limit;
+       ++first) {
+    items.push_back(first->body);
+  }
+  return {{"items", std::move(items)}, {"lastSeq", stored}};
+}
+
+nlohmann::json ControlPlane::FleetActions(int64_t after, int limit) {
+  auto first = std::upper_bound(actions_.begin(), actions_.end(), after,
+                                [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
+  const int64_t stored = stored_seq();
+  nlohmann::json items = nlohmann::json::array();
+  for (; first != actions_.end() && first->seq <= stored && static_cast<int>(items.size()) < limit;
        ++first) {
     items.push_back(first->body);
   }
@@ -613,6 +736,7 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
           {"spec", EncodeServiceSpec(r.spec)},
           {"status",
            {{"desired", status.desired + status.extra},
+            {"healthExtra", status.extra},
             {"placed", status.replicas.size()},
             {"running", running},
             {"replicas", std::move(replicas)}}}};
@@ -637,7 +761,8 @@ nlohmann::json ControlPlane::JobJson(int32_t id) const {
                             {{"pending", s.pending},
                              {"running", s.running},
                              {"succeeded", s.finished},
-                             {"failed", s.failed}}},
+                             {"failed", s.failed},
+                             {"everStarted", s.first_started}}},
                            {"submitTime", r.submitted},
                            {"giveUpTime", r.give_up_at}};
   if (!r.rejected.empty()) {

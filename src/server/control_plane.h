@@ -39,6 +39,7 @@ inline constexpr int64_t kMaxCatchUpSeconds = 300;
 struct PlaneOptions {
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
+  uint64_t seed = 1;  // the engine's tie-breaking (EngineOptions::seed)
 };
 
 // An answer: an HTTP status and the object (a JSON string is sent as plain text). clang-tidy
@@ -85,6 +86,9 @@ class ControlPlane {
   // crash could take back) with a sequence number above `after`, oldest first, at most `limit`:
   // {"items": [...], "lastSeq": N}. Throws ApiError 404 for a node never added.
   nlohmann::json NodeActions(const std::string& name, int64_t after, int limit);
+  // Every stored action, of every node and of none (a job reported late or rejected, a scale-out),
+  // with a sequence number above `after`, oldest first, at most `limit`: {"items", "lastSeq"}.
+  nlohmann::json FleetActions(int64_t after, int limit);
   // The last action sequence number handed out (0: none yet), and the last one stored.
   int64_t last_seq() const { return last_seq_; }
   int64_t stored_seq();
@@ -154,6 +158,7 @@ class ControlPlane {
   Reply ContainerStatus(const Event& event);
   Reply ReportUsage(const Event& event);
   Reply AdvanceClock(const Event& event);
+  Reply Drive(const Event& event);
   void RunUsageRound();
 
   // Turns the engine's new actions into records and sequence numbers, then clears them.
@@ -186,9 +191,11 @@ class ControlPlane {
   std::map<std::string, NodeRecord> nodes_;  // every node ever added, by name (the latest)
   std::vector<std::string> node_names_;      // by engine id
   std::vector<std::vector<ActionRecord>> node_actions_;  // by engine id
-  std::map<std::string, ServiceRecord> services_;        // live services by name
-  std::vector<std::string> service_names_;               // by engine id
-  std::vector<JobRecord> jobs_;                          // by engine id
+  std::vector<ActionRecord> actions_;                    // all, by sequence number
+  bool round_open_ = false;                        // a driven usage round has begun and not ended
+  std::map<std::string, ServiceRecord> services_;  // live services by name
+  std::vector<std::string> service_names_;         // by engine id
+  std::vector<JobRecord> jobs_;                    // by engine id
   std::unordered_map<std::string, int32_t> jobs_by_key_;
   std::vector<ContainerRecord> containers_;  // by engine id
   std::unordered_map<std::string, ContainerId> container_ids_;

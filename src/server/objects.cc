@@ -185,7 +185,11 @@ ServiceRequest DecodeService(const std::string& name, const std::string& body) {
     if (auto sla = spec.Find("sla")) {
       JsonObject o(*sla);
       if (auto a = o.Find("availability")) s.sla.availability = a->Number(0, 1);
-      if (auto m = o.Find("minAvailable")) s.sla.min_available = m->Int(0, s.replicas);
+      // A service scaled to zero keeps the contract it has when it runs.
+      if (auto m = o.Find("minAvailable")) {
+        s.sla.min_available =
+            m->Int(0, s.replicas > 0 ? s.replicas : std::numeric_limits<int>::max());
+      }
       o.RejectUnknownKeys();
     }
     if (auto m = spec.Find("maxPerNode")) s.max_per_node = m->Int(0);
@@ -296,6 +300,62 @@ int64_t DecodeClock(const std::string& body, int64_t now) {
       time->Fail("the clock is at " + std::to_string(now) + " s and never goes back");
     }
     return to;
+  });
+}
+
+DriveRequest DecodeDrive(const std::string& body, int64_t now) {
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    DriveRequest request;
+    auto time = [&](JsonValue v) {
+      const int64_t t = v.Integer(0);
+      if (t < now) v.Fail("the clock is at " + std::to_string(now) + " s and never goes back");
+      return t;
+    };
+    auto samples = [&] {
+      for (const JsonValue& v : root.Require("samples").Elements()) {
+        JsonObject o(v);
+        DriveSample sample{.container = o.Require("container").Name()};
+        JsonValue usage = o.Require("usage");
+        const std::vector<double> amounts = usage.Numbers();
+        if (amounts.size() != kNumDims) {
+          usage.Fail("has " + std::to_string(amounts.size()) + " numbers, not one per dimension (" +
+                     std::to_string(kNumDims) + ")");
+        }
+        for (int d = 0; d < kNumDims; ++d) sample.usage[d] = static_cast<float>(amounts[d]);
+        if (auto w = o.Find("workDone")) sample.work_done_s = w->Number(0);
+        if (auto w = o.Find("workTotal")) sample.work_total_s = w->Integer(0);
+        o.RejectUnknownKeys();
+        request.samples.push_back(std::move(sample));
+      }
+    };
+    if (auto t = root.Find("advanceTo")) {
+      request.op = DriveRequest::Op::kAdvanceTo;
+      request.time = time(*t);
+    } else if (auto through = root.Find("runThrough")) {
+      request.op = DriveRequest::Op::kRunThrough;
+      request.time = time(*through);
+      if (auto stop = root.Find("stopAtAction")) request.stop_at_action = stop->Bool();
+    } else if (auto round = root.Find("usageRound")) {
+      const std::string phase = round->String();
+      if (phase == "begin") {
+        request.op = DriveRequest::Op::kRoundBegin;
+        samples();
+      } else if (phase == "node") {
+        request.op = DriveRequest::Op::kRoundNode;
+        request.node = root.Require("node").Name();
+        samples();
+      } else if (phase == "end") {
+        request.op = DriveRequest::Op::kRoundEnd;
+      } else {
+        round->Fail("is \"" + phase + "\", not one of begin, node, end");
+      }
+    } else {
+      throw BadRequest("give one of advanceTo, runThrough or usageRound");
+    }
+    root.RejectUnknownKeys();
+    return request;
   });
 }
 

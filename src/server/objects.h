@@ -70,6 +70,31 @@ std::vector<UsageReport> DecodeUsage(const std::string& body);
 // POST /v1/clock: the time to advance to, absolute (`time`) or relative to `now` (`advance`).
 int64_t DecodeClock(const std::string& body, int64_t now);
 
+// POST /v1/clock/drive: a driver that models the world itself (archimedes replay) runs the
+// engine's periodic work step by step, as the simulator does (docs/api.md). One of:
+//   {"advanceTo": T}                                  time only, no cycle, no usage round
+//   {"runThrough": T, "stopAtAction": true}           the cycles of the seconds up to T
+//   {"usageRound": "begin", "samples": [...]}         a usage round, its fleet of replicas,
+//   {"usageRound": "node", "node": N, "samples": [...]}  then each node with its containers,
+//   {"usageRound": "end"}                             then its end
+// Samples are exact: {"container", "usage": [numbers in engine units, one per dimension],
+// "workDone": seconds, "workTotal": seconds}.
+struct DriveSample {
+  std::string container;
+  Usage usage{};
+  double work_done_s = 0;
+  int64_t work_total_s = 0;
+};
+struct DriveRequest {
+  enum class Op : uint8_t { kAdvanceTo, kRunThrough, kRoundBegin, kRoundNode, kRoundEnd };
+  Op op = Op::kAdvanceTo;
+  int64_t time = 0;
+  bool stop_at_action = false;
+  std::string node;
+  std::vector<DriveSample> samples;
+};
+DriveRequest DecodeDrive(const std::string& body, int64_t now);
+
 // Names: a node's is a DNS subdomain (lowercase letters, digits, '-', '.'; at most 253), a
 // service's a DNS label (no '.'; at most 63). Throw a 400 naming the kind and the name.
 void CheckNodeName(const std::string& name);

@@ -1,5 +1,6 @@
-// The clock (virtual clocks only), /metrics, /healthz (the process answers) and /readyz (the
-// state is restored: ready to serve).
+// The clock (virtual clocks only) and its step-by-step drive, the server's settings, /metrics,
+// /healthz (the process answers) and /readyz (the state is restored: ready to serve).
+#include "model/duration.h"
 #include "server/api_error.h"
 #include "server/router.h"
 
@@ -22,6 +23,22 @@ void AddSystemRoutes(Router& router, ApiContext& context) {
     context.metrics.ObserveCycle(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return reply;
+  });
+  router.Post("/v1/clock/drive", "/v1/clock/drive", [&context](const httplib::Request& r) {
+    if (context.config.clock != ClockMode::kVirtual) {
+      throw Conflict("only a virtual clock is driven: start the server with --clock virtual");
+    }
+    return context.Mutate({.kind = EventKind::kClock, .target = "drive", .body = r.body});
+  });
+  router.Get("/v1/server", "/v1/server", [&context](const httplib::Request&) {
+    const ServerConfig& c = context.config;
+    return Reply{200,
+                 {{"policy", c.policy},
+                  {"seed", c.seed},
+                  {"clock", c.clock == ClockMode::kVirtual ? "virtual" : "wall"},
+                  {"cycle", FormatDuration(c.cycle_s)},
+                  {"usageRound", FormatDuration(c.usage_round_s)},
+                  {"store", c.store}}};
   });
   router.Get("/metrics", "/metrics", [&context](const httplib::Request&) {
     return Reply{200, context.Read([&](const ControlPlane& p) {

@@ -97,7 +97,7 @@ void MetricsCollector::NodeTicked(bool hot, int containers) {
 
 void MetricsCollector::FleetTicked(int64_t now, const std::array<double, kNumDims>& usage,
                                    const std::array<double, kNumDims>& capacity,
-                                   const Engine& engine, std::span<const uint8_t> node_hot) {
+                                   const EngineLink& engine, std::span<const uint8_t> node_hot) {
   for (int d = 0; d < kNumDims; ++d) {
     if (capacity[d] > 0) utilization_sum_[d] += usage[d] / capacity[d];
   }
@@ -148,7 +148,7 @@ void MetricsCollector::SampleAllocation(const ClusterState& state, const ShapeMi
   ++allocation_samples_;
 }
 
-Metrics MetricsCollector::Finish(int64_t end, size_t submitted, const Engine& engine,
+Metrics MetricsCollector::Finish(int64_t end, size_t submitted, const EngineLink& engine,
                                  std::span<const int64_t> give_up_at) {
   Metrics m;
   for (int d = 0; d < kNumDims; ++d) {

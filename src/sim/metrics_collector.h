@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
+#include "sim/engine_link.h"
 #include "sim/metrics.h"
 #include "sim/sla_report.h"
 
@@ -49,13 +50,13 @@ class MetricsCollector {
   // The fleet's usage tick: usage and capacity totals per dimension; then every service's
   // replicas are judged (serving unless on a hot node or still starting).
   void FleetTicked(int64_t now, const std::array<double, kNumDims>& usage,
-                   const std::array<double, kNumDims>& capacity, const Engine& engine,
+                   const std::array<double, kNumDims>& capacity, const EngineLink& engine,
                    std::span<const uint8_t> node_hot);
   // Allocation and fragmentation, every metrics interval after the warm-up.
   void SampleAllocation(const ClusterState& state, const ShapeMix& mix);
 
   // The metrics of a run that ended at `end` with `submitted` jobs submitted.
-  Metrics Finish(int64_t end, size_t submitted, const Engine& engine,
+  Metrics Finish(int64_t end, size_t submitted, const EngineLink& engine,
                  std::span<const int64_t> give_up_at);
 
  private:

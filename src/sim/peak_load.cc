@@ -120,7 +120,7 @@ void PeakMeter::Fill(Metrics& m) const {
 }
 
 Metrics SimulateMeasuringPeaks(const Scenario& scenario, const Policy& policy, SimOptions options,
-                               const ProfileSet& profiles) {
+                               const ProfileSet& profiles, EngineLink* engine) {
   PeakMeter meter(scenario, profiles, options.warmup_s, options.seed);
   if (options.profiles == nullptr) options.profiles = &profiles;
   options.on_tick = [&meter, chained = std::move(options.on_tick)](int64_t now,
@@ -128,7 +128,8 @@ Metrics SimulateMeasuringPeaks(const Scenario& scenario, const Policy& policy, S
     if (chained) chained(now, state);
     meter.Tick(now, state);
   };
-  Metrics m = Simulate(scenario, policy, options);
+  Metrics m = engine != nullptr ? SimulateWith(scenario, policy, options, *engine)
+                                : Simulate(scenario, policy, options);
   meter.Fill(m);
   return m;
 }

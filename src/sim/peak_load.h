@@ -25,10 +25,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/policy.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "profile/profile.h"
-#include "engine/policy.h"
 #include "sched/predicted_load.h"
 #include "sim/metrics.h"
 #include "sim/simulator.h"
@@ -80,9 +80,10 @@ class PeakMeter {
 
 // Simulate() with a PeakMeter judging by `profiles` on its usage ticks (after options.on_tick, if
 // any). Unless options.profiles is set, the profile-driven policies place by `profiles` too
-// (pass LearnWarmupProfiles' result for what they would learn themselves).
+// (pass LearnWarmupProfiles' result for what they would learn themselves). With `engine`, against
+// that engine (SimulateWith).
 Metrics SimulateMeasuringPeaks(const Scenario& scenario, const Policy& policy, SimOptions options,
-                               const ProfileSet& profiles);
+                               const ProfileSet& profiles, EngineLink* engine = nullptr);
 
 }  // namespace archimedes
 

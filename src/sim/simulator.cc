@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "sim/engine_link.h"
 #include "sim/metrics_collector.h"
 #include "sim/usage_model.h"
 #include "sim/warmup_profiles.h"
@@ -42,35 +43,22 @@ struct ServiceEvent {
   int replicas;  // desired replicas from then on
 };
 
-EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
-                               const SimOptions& options) {
-  EngineOptions engine{.seed = options.seed,
-                       .cpu_hot_threshold = options.cpu_hot_threshold,
-                       .memory_hot_threshold = options.memory_hot_threshold,
-                       .task_shapes = ShapeMix::FromWorkload(scenario.workload).shapes(),
-                       .explain_service = options.explain_service,
-                       .explain_out = options.explain_out};
-  // Profiles are learned from the warm-up day's usage, which does not depend on placement (a
-  // recording of that day gives the same history), unless the caller brings its own.
-  if (options.profiles != nullptr) {
-    engine.profiles = *options.profiles;
-  } else if (UsesProfiles(policy)) {
-    engine.profiles = LearnWarmupProfiles(scenario.workload, options.warmup_s, options.seed);
-  }
-  return engine;
-}
-
 // The simulated world: the clock, the usage model, contention and throttling, the OOM killers and
 // the scenario's failures. It turns what happens into engine events and carries out the engine's
 // actions; in this world a bind or a start takes effect at once, so the engine's cluster state is
 // where the containers are.
 class Simulation {
  public:
-  Simulation(const Scenario& scenario, const Policy& policy, const SimOptions& options);
+  Simulation(const Scenario& scenario, const Policy& policy, const SimOptions& options,
+             EngineLink& engine);
   Metrics Run();
 
  private:
   void ApplyActions();
+  // The first second from now on at which the world has something to do (the end at the latest).
+  int64_t NextWorldSecond() const;
+  // One second at which the world acts: its events, the cycle, the usage round, the samples.
+  void RunSecond();
   void ReportProgress();
   void ApplyNodeEvent(const NodeEvent& e);
   void CompleteTasks();
@@ -91,7 +79,7 @@ class Simulation {
   const Scenario& scenario_;
   const Workload& workload_;
   SimOptions options_;
-  Engine engine_;
+  EngineLink& engine_;
   MetricsCollector metrics_;
   std::unique_ptr<SeriesRecorder> series_;  // only when the caller asks for the series
   ShapeMix mix_;
@@ -106,6 +94,7 @@ class Simulation {
   size_t next_service_event_ = 0, next_node_event_ = 0, next_job_ = 0;
   SimProgress progress_;
   std::vector<int64_t> give_up_at_;  // per submitted job: when its submitter gives up
+  std::vector<int> tasks_finished_;  // per submitted job
   int64_t now_ = 0;
   int64_t end_ = 0;
   // This tick's usage per container (the usage model is a function of time), and its samples.
@@ -116,13 +105,12 @@ class Simulation {
   std::vector<ContainerId> oom_order_;
 };
 
-Simulation::Simulation(const Scenario& scenario, const Policy& policy, const SimOptions& options)
+Simulation::Simulation(const Scenario& scenario, const Policy& policy, const SimOptions& options,
+                       EngineLink& engine)
     : scenario_(scenario),
       workload_(scenario.workload),
       options_(options),
-      // The scenario declares its services up front; each runs from its start event on.
-      engine_(policy, EngineOptionsFor(scenario, policy, options), scenario.nodes,
-              scenario.workload.services),
+      engine_(engine),
       metrics_(scenario.workload, options.warmup_s, options.tick_s, options.sla_records),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
       node_usage_(scenario.nodes.size()),
@@ -275,7 +263,7 @@ void Simulation::CompleteTasks() {
     const int32_t j = tasks_[f.id].job;
     ++tasks_[f.id].generation;
     engine_.ContainerFinished(f.id);
-    metrics_.TaskFinished(now_, j, engine_.job_status(j).finished == workload_.jobs[j].tasks);
+    metrics_.TaskFinished(now_, j, ++tasks_finished_[j] == workload_.jobs[j].tasks);
     ++progress_.tasks_finished;
   }
   ApplyActions();
@@ -289,6 +277,7 @@ void Simulation::SubmitJobs() {
         static_cast<int64_t>(options_.patience_factor * static_cast<double>(job.delay_tolerance_s)),
         options_.min_patience_s);
     give_up_at_.push_back(job.submit_time + job.delay_tolerance_s + patience);
+    tasks_finished_.push_back(0);
     metrics_.JobSubmitted(job);
     progress_.tasks_submitted += job.tasks;
     engine_.SubmitJob(job, give_up_at_.back());
@@ -489,36 +478,67 @@ void Simulation::ReportProgress() {
   options_.progress(progress_);
 }
 
+int64_t Simulation::NextWorldSecond() const {
+  auto next_multiple = [&](int64_t period) { return (now_ + period - 1) / period * period; };
+  int64_t next =
+      std::min({end_, next_multiple(options_.tick_s), next_multiple(options_.metrics_interval_s)});
+  if (options_.progress) next = std::min(next, next_multiple(SimOptions::kProgressInterval));
+  if (next_node_event_ < node_events_.size()) {
+    next = std::min(next, node_events_[next_node_event_].time);
+  }
+  if (next_service_event_ < service_events_.size()) {
+    next = std::min(next, service_events_[next_service_event_].time);
+  }
+  if (!finishes_.empty()) next = std::min(next, finishes_.top().time);
+  if (next_job_ < workload_.jobs.size())
+    next = std::min(next, workload_.jobs[next_job_].submit_time);
+  return std::max(next, now_);
+}
+
+void Simulation::RunSecond() {
+  engine_.AdvanceTo(now_);
+  ApplyActions();
+  while (next_node_event_ < node_events_.size() && node_events_[next_node_event_].time <= now_) {
+    ApplyNodeEvent(node_events_[next_node_event_++]);
+    ApplyActions();
+  }
+  while (next_service_event_ < service_events_.size() &&
+         service_events_[next_service_event_].time <= now_) {
+    const ServiceEvent& e = service_events_[next_service_event_++];
+    metrics_.ServiceScaled(now_, e.service, engine_.service_status(e.service).desired, e.replicas);
+    engine_.ScaleService(e.service, e.replicas);
+    ApplyActions();
+  }
+  CompleteTasks();
+  SubmitJobs();
+  if (now_ % options_.cycle_s == 0) {
+    engine_.Schedule();
+    ApplyActions();
+  }
+  if (now_ % options_.tick_s == 0) UsageTick();
+  if (now_ % options_.metrics_interval_s == 0) {
+    if (series_) series_->SampleAllocation(engine_.cluster());
+    if (now_ >= options_.warmup_s) metrics_.SampleAllocation(engine_.cluster(), mix_);
+  }
+  if (options_.progress && now_ % SimOptions::kProgressInterval == 0) ReportProgress();
+}
+
 Metrics Simulation::Run() {
   const auto wall_start = Clock::now();
-  for (now_ = 0; now_ < end_; ++now_) {
-    engine_.AdvanceTo(now_);
-    ApplyActions();
-    while (next_node_event_ < node_events_.size() && node_events_[next_node_event_].time <= now_) {
-      ApplyNodeEvent(node_events_[next_node_event_++]);
+  now_ = 0;
+  while (now_ < end_) {
+    // The seconds before the world's next act are the engine's alone; it runs them at once and
+    // stops where it acted, for the world to carry that out first.
+    const int64_t next = NextWorldSecond();
+    if (next > now_) {
+      now_ = engine_.RunQuiet(now_, next, options_.cycle_s);
       ApplyActions();
+    } else {
+      RunSecond();
     }
-    while (next_service_event_ < service_events_.size() &&
-           service_events_[next_service_event_].time <= now_) {
-      const ServiceEvent& e = service_events_[next_service_event_++];
-      metrics_.ServiceScaled(now_, e.service, engine_.service_status(e.service).desired,
-                             e.replicas);
-      engine_.ScaleService(e.service, e.replicas);
-      ApplyActions();
-    }
-    CompleteTasks();
-    SubmitJobs();
-    if (now_ % options_.cycle_s == 0) {
-      engine_.Schedule();
-      ApplyActions();
-    }
-    if (now_ % options_.tick_s == 0) UsageTick();
-    if (now_ % options_.metrics_interval_s == 0) {
-      if (series_) series_->SampleAllocation(engine_.cluster());
-      if (now_ >= options_.warmup_s) metrics_.SampleAllocation(engine_.cluster(), mix_);
-    }
-    if (options_.progress && now_ % SimOptions::kProgressInterval == 0) ReportProgress();
+    ++now_;
   }
+  now_ = end_;
   if (options_.progress) ReportProgress();
   Metrics m = metrics_.Finish(end_, next_job_, engine_, give_up_at_);
   m.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
@@ -526,14 +546,46 @@ Metrics Simulation::Run() {
   return m;
 }
 
-}  // namespace
-
-Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options) {
+void CheckPeriods(const SimOptions& options) {
   if (options.tick_s <= 0 || options.cycle_s <= 0 || options.metrics_interval_s <= 0) {
     throw std::invalid_argument(
         "simulation periods (tick, cycle, metrics interval) must be positive");
   }
-  Simulation sim(scenario, policy, options);
+}
+
+}  // namespace
+
+EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
+                               const SimOptions& options) {
+  EngineOptions engine{.seed = options.seed,
+                       .cpu_hot_threshold = options.cpu_hot_threshold,
+                       .memory_hot_threshold = options.memory_hot_threshold,
+                       .task_shapes = ShapeMix::FromWorkload(scenario.workload).shapes(),
+                       .explain_service = options.explain_service,
+                       .explain_out = options.explain_out};
+  // Profiles are learned from the warm-up day's usage, which does not depend on placement (a
+  // recording of that day gives the same history), unless the caller brings its own.
+  if (options.profiles != nullptr) {
+    engine.profiles = *options.profiles;
+  } else if (UsesProfiles(policy)) {
+    engine.profiles = LearnWarmupProfiles(scenario.workload, options.warmup_s, options.seed);
+  }
+  return engine;
+}
+
+Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options) {
+  CheckPeriods(options);
+  // The scenario declares its services up front; each runs from its start event on.
+  LocalEngine engine(policy, EngineOptionsFor(scenario, policy, options), scenario.nodes,
+                     scenario.workload.services);
+  Simulation sim(scenario, policy, options, engine);
+  return sim.Run();
+}
+
+Metrics SimulateWith(const Scenario& scenario, const Policy& policy, const SimOptions& options,
+                     EngineLink& engine) {
+  CheckPeriods(options);
+  Simulation sim(scenario, policy, options, engine);
   return sim.Run();
 }
 

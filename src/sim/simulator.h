@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/policy.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
@@ -83,6 +84,17 @@ struct SimOptions {
 // Replays `scenario` under `policy`. Throws std::invalid_argument when an event names an unknown
 // node or service.
 Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options);
+
+// The same with the engine behind `engine` (sim/engine_link.h), which already holds the scenario's
+// nodes and services, their ids their positions, none scaled yet: against a server, a replay.
+class EngineLink;
+Metrics SimulateWith(const Scenario& scenario, const Policy& policy, const SimOptions& options,
+                     EngineLink& engine);
+
+// The engine's options a simulation of `scenario` uses: its seed, the task shapes of its workload,
+// the profiles of `options` or those learned from its warm-up day when `policy` places by them.
+EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
+                               const SimOptions& options);
 
 }  // namespace archimedes
 

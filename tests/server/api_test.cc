@@ -303,6 +303,50 @@ TEST(ApiTest, AgentsLongPollActionsAndReportStatusAndUsage) {
   EXPECT_NE(a.body["status"]["replicas"][0]["name"], replica);
 }
 
+TEST(ApiTest, DriveStepsTheEngineAndRefusesBadSteps) {
+  TestServer server;
+  httplib::Client& c = server.client();
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody()).status, 201);
+  ASSERT_EQ(Call(c, "POST", "/v1/jobs", JobBody()).status, 201);
+  Answer a = Call(c, "POST", "/v1/clock/drive", R"({"runThrough": 5, "stopAtAction": true})");
+  ASSERT_EQ(a.status, 200);
+  EXPECT_EQ(a.body["time"], 0);  // the first cycle starts the task, and the drive stops there
+  ASSERT_GE(a.body["actions"].size(), 1u);
+  const json start = a.body["actions"][0];
+  EXPECT_EQ(start["kind"], "StartTask");
+  EXPECT_EQ(start["engine"]["firstStart"], true);
+  EXPECT_EQ(Call(c, "GET", "/v1/actions?after=0").body["items"][0], start);
+  const std::string sample = R"({"container": ")" + start["container"].get<std::string>() +
+                             R"(", "usage": [500, 1e8, 0, 0, 0], "workDone": 1})";
+  ExpectError(Call(c, "POST", "/v1/clock/drive", R"({"usageRound": "end"})"), 409, "Conflict",
+              "usageRound");
+  ASSERT_EQ(Call(c, "POST", "/v1/clock/drive", R"({"usageRound": "begin", "samples": []})").status,
+            200);
+  ExpectError(Call(c, "POST", "/v1/clock", R"({"advance": "1s"})"), 409, "Conflict", "");
+  ExpectError(Call(c, "POST", "/v1/clock/drive",
+                   R"({"usageRound": "node", "node": "n1", "samples": [{"container": "x", )"
+                   R"("usage": [1, 2, 0, 0, 0]}]})"),
+              404, "NotFound", "samples[0].container");
+  ExpectError(Call(c, "POST", "/v1/clock/drive",
+                   R"({"usageRound": "node", "node": "n1", "samples": [{"container": "x", )"
+                   R"("usage": [1]}]})"),
+              400, "BadRequest", "samples[0].usage");
+  ExpectError(Call(c, "POST", "/v1/clock/drive", R"({"usageRound": "later"})"), 400, "BadRequest",
+              "usageRound");
+  ASSERT_EQ(Call(c, "POST", "/v1/clock/drive",
+                 R"({"usageRound": "node", "node": "n1", "samples": [)" + sample + "]}")
+                .status,
+            200);
+  ASSERT_EQ(Call(c, "POST", "/v1/clock/drive", R"({"usageRound": "end"})").status, 200);
+  ExpectError(Call(c, "POST", "/v1/clock/drive", R"({"advanceTo": -1})"), 400, "BadRequest",
+              "advanceTo");
+  ExpectError(Call(c, "POST", "/v1/clock/drive", R"({})"), 400, "BadRequest", "");
+  a = Call(c, "POST", "/v1/clock/drive", R"({"advanceTo": 30})");
+  ASSERT_EQ(a.status, 200);
+  EXPECT_EQ(a.body["time"], 30);
+  EXPECT_EQ(Call(c, "GET", "/v1/server").body["clock"], "virtual");
+}
+
 TEST(ApiTest, ClockHealthMetricsAndUnknownRoutes) {
   TestServer server;
   httplib::Client& c = server.client();

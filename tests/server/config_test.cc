@@ -25,6 +25,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "listen", "0.0.0.0:9090");
   SetConfigKey(c, "data", "/var/lib/archimedes");
   SetConfigKey(c, "policy", "reclaim");
+  SetConfigKey(c, "seed", "42");
   SetConfigKey(c, "clock", "virtual");
   SetConfigKey(c, "cycle", "2s");
   SetConfigKey(c, "usage-round", "1m");
@@ -33,16 +34,18 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(ListenAddress(c), "0.0.0.0:9090");
   EXPECT_EQ(c.data, "/var/lib/archimedes");
   EXPECT_EQ(c.policy, "reclaim");
+  EXPECT_EQ(c.seed, 42u);
   EXPECT_EQ(c.clock, ClockMode::kVirtual);
   EXPECT_EQ(c.cycle_s, 2);
   EXPECT_EQ(c.usage_round_s, 60);
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
   EXPECT_EQ(c.http_threads, 128);
-  EXPECT_EQ(ConfigKeys().size(), 11u);
+  EXPECT_EQ(ConfigKeys().size(), 12u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
   ServerConfig c;
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "seed", "-1"); }).find("seed \"-1\""), std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "listen", "8080"); }).find("listen \"8080\""),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "listen", "h:70000"); }).find("[0, 65535]"),

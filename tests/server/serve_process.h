@@ -1,6 +1,6 @@
-// `archimedes serve` (the real binary) as a child process with a virtual clock under k8s-default,
-// listening on a free loopback port read from its startup line; killed with SIGKILL unless Kill
-// was called.
+// `archimedes serve` (the real binary) as a child process with a virtual clock under `policy`
+// (k8s-default unless given), listening on a free loopback port read from its startup line; killed
+// with SIGKILL unless Kill was called.
 #ifndef ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
 #define ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
 

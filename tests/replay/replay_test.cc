@@ -1,0 +1,71 @@
+// `archimedes replay` against a real `archimedes serve` on loopback (virtual clock): the report
+// equals `simulate`'s for the same scenario, seed and policy, wall time and latency aside.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/serve_process.h"
+#include "support/command.h"
+
+namespace archimedes {
+namespace {
+
+using testing::RunArchimedes;
+using testing::ServeProcess;
+using testing::TempPath;
+
+// The smallest a generated scenario is (a day); a light batch load keeps the requests few.
+constexpr char kScenario[] = "--nodes 3 --days 1 --warmup 21600 --seed 1 --set batch_load=0.2";
+
+// The figures, without what is measured rather than simulated (as scripts/golden.sh strips them).
+nlohmann::json Figures(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("report");
+  for (auto& [policy, metrics] : doc.at("policies").items()) {
+    metrics.erase("wall_seconds");
+    for (const char* latency : {"latency_us", "planner_latency_us", "replan_latency_us"}) {
+      metrics.at(latency).erase("p50");
+      metrics.at(latency).erase("p99");
+    }
+  }
+  return doc;
+}
+
+void ExpectReplayEqualsSimulate(const std::string& policy) {
+  const std::string data = TempPath("data");
+  std::filesystem::remove_all(data);
+  ServeProcess server(data, {"--policy", policy});
+  const std::string simulated = TempPath("simulate.json");
+  const std::string replayed = TempPath("replay.json");
+  const auto sim = RunArchimedes(std::string("simulate ") + kScenario + " --quiet --policy " +
+                                 policy + " --json " + simulated);
+  ASSERT_EQ(sim.status, 0) << sim.output;
+  const auto replay = RunArchimedes(
+      std::string("replay ") + kScenario + " --quiet --policy " + policy +
+      " --server http://127.0.0.1:" + std::to_string(server.port()) + " --json " + replayed);
+  ASSERT_EQ(replay.status, 0) << replay.output;
+  EXPECT_EQ(Figures(replayed).dump(2), Figures(simulated).dump(2));
+}
+
+TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8s-default"); }
+
+TEST(ReplayTest, RefusesAServerOfAnotherPolicy) {
+  const std::string data = TempPath("data");
+  std::filesystem::remove_all(data);
+  ServeProcess server(data, {"--policy", "k8s-binpack"});
+  const auto replay = RunArchimedes(
+      std::string("replay ") + kScenario +
+      " --quiet --policy k8s-default --server http://127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_NE(replay.status, 0);
+  EXPECT_NE(replay.output.find("runs with policy k8s-binpack, the replay needs k8s-default"),
+            std::string::npos)
+      << replay.output;
+}
+
+}  // namespace
+}  // namespace archimedes
