@@ -1,6 +1,10 @@
 // Kubernetes input: the input read as each scheduler-extender message kube-scheduler sends or an
-// extender answers, and as Kubernetes objects in JSON or YAML (Pods and Nodes). Every input is
-// a message or a KubeError; a decoded filter result encodes to JSON that decodes to the same.
+// extender answers, and as Kubernetes objects (Pods and Nodes). Every input is a message or a
+// KubeError; a decoded filter result encodes to JSON that decodes to the same.
+//
+// JSON documents only: yaml-cpp 0.7 (Debian's) takes over 2 GB on fuzz/known/yaml_cpp_memory, a
+// 714-byte document, inside YAML::LoadAll. Until YAML is read with a parser that bounds its
+// memory, the service takes no YAML from the network and this target does not feed it YAML.
 #include <cstdlib>
 #include <string_view>
 
@@ -46,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     });
   }
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[')) return 0;
   Expect([&] {
     for (const nlohmann::json& doc :
          archimedes::ExpandLists(archimedes::ParseDocuments("input", text))) {
