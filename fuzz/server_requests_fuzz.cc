@@ -34,7 +34,8 @@ void Decode(uint8_t which, const std::string& body) {
     case 1: {
       const ServiceRequest r = DecodeService("web", body);
       ExpectRoundTrip(
-          EncodeServiceSpec(r.service), [](const std::string& b) { return DecodeService("web", b); },
+          EncodeServiceSpec(r.service),
+          [](const std::string& b) { return DecodeService("web", b); },
           [](const ServiceRequest& again) { return EncodeServiceSpec(again.service); });
       break;
     }

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "report/bar_chart.h"
