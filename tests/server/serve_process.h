@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -19,11 +20,14 @@ namespace archimedes::testing {
 
 class ServeProcess {
  public:
-  // `extra`: more flags (a later flag wins: --policy archimedes).
+  // `extra`: more flags; the policy is k8s-default unless they name one.
   explicit ServeProcess(const std::string& data, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        ARCHIMEDES_BINARY, "serve",   "--listen", "127.0.0.1:0", "--data",         data,
-        "--clock",         "virtual", "--policy", "k8s-default", "--http-threads", "32"};
+    std::vector<std::string> args = {ARCHIMEDES_BINARY, "serve", "--listen", "127.0.0.1:0",
+                                     "--data",          data,    "--clock",  "virtual",
+                                     "--http-threads",  "32"};
+    if (std::find(extra.begin(), extra.end(), "--policy") == extra.end()) {
+      args.insert(args.end(), {"--policy", "k8s-default"});
+    }
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
