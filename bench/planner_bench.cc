@@ -58,8 +58,10 @@ Fleet MakeFleet(int nodes, int pending_tasks, int64_t now) {
     job.gang = unit(rng) < 0.03;
     job.tasks =
         job.gang ? 4 + static_cast<int>(unit(rng) * 5) : 1 + static_cast<int>(unit(rng) * 9);
-    job.task_requests = Resources::Of(int64_t{500} * (1 + static_cast<int>(unit(rng) * 8)),
-                                      kGi * (1 + static_cast<int>(unit(rng) * 8)));
+    // One draw at a time: compilers order a call's arguments differently (g++'s order kept).
+    const int64_t memory = kGi * (1 + static_cast<int>(unit(rng) * 8));
+    const int64_t cpu = int64_t{500} * (1 + static_cast<int>(unit(rng) * 8));
+    job.task_requests = Resources::Of(cpu, memory);
     job.priority = static_cast<int>(unit(rng) * 3);
     job.submit_time = now - static_cast<int64_t>(unit(rng) * 60);
     job.delay_tolerance_s = serverless ? static_cast<int64_t>(unit(rng) * 600)

@@ -68,9 +68,15 @@ function main() {
   const finish = (code) => {
     if (finishing) return;
     finishing = true;
-    // The profile folder can go once the browser has stopped writing to it.
+    // The profile folder can go once the browser has stopped writing to it. Chromium's helper
+    // processes can outlive the main one by a moment, so the removal retries, and a folder left
+    // in the temporary directory is only worth a warning: it says nothing about the page.
     browser.once('exit', () => {
-      fs.rmSync(profile, {recursive: true, force: true});
+      try {
+        fs.rmSync(profile, {recursive: true, force: true, maxRetries: 10, retryDelay: 200});
+      } catch (e) {
+        console.error(`warning: could not remove ${profile}: ${e.message}`);
+      }
       process.exit(code);
     });
     browser.kill();

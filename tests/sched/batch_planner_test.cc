@@ -145,7 +145,11 @@ Instance RandomInstance(std::mt19937_64& rng, int nodes, int jobs) {
   for (int j = 0; j < jobs; ++j) {
     PendingJob job;
     job.type = rng() % 2 ? JobType::kServerless : JobType::kOffline;
-    job.task_requests = Resources::Of(int64_t{cores(rng)} * 1000, gib(rng) * kGi);
+    // Drawn one by one: the order in which arguments are evaluated differs between compilers,
+    // and the instances must be the same under each (this order is the one g++ used).
+    const int64_t memory = gib(rng) * kGi;
+    const int64_t cpu = int64_t{cores(rng)} * 1000;
+    job.task_requests = Resources::Of(cpu, memory);
     job.tasks = tasks(rng);
     job.gang = rng() % 5 == 0;
     job.priority = priority(rng);
