@@ -4,6 +4,7 @@
 # `check` runs the same commands and diffs against the files. Usage:
 #   scripts/golden.sh record|check [BINARY] [NAME...]
 # The runs take about half an hour on 2 cores; CI checks only the small one (GoldenReportTest).
+# A recording that moves a figure is explained in tests/golden/CHANGES.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?record or check}
