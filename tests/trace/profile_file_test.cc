@@ -159,11 +159,15 @@ TEST(ProfileFileTest, ClassIdsAndNumbersAreChecked) {
   };
   const int id = edited.written()["classes"][0]["id"];
   for (int bad : {2147483647, 100000, 20000}) {
-    EXPECT_THAT(error([&](nlohmann::json& d) { d["complementarity"] = {pair(bad, id)}; }),
+    EXPECT_THAT(error([&](nlohmann::json& d) {
+                  d["complementarity"] = nlohmann::json::array({pair(bad, id)});
+                }),
                 ::testing::HasSubstr("complementarity[0].a: " + std::to_string(bad) +
                                      " is above the maximum 1023"));
   }
-  EXPECT_THAT(error([&](nlohmann::json& d) { d["complementarity"] = {pair(id, 1000)}; }),
+  EXPECT_THAT(error([&](nlohmann::json& d) {
+                d["complementarity"] = nlohmann::json::array({pair(id, 1000)});
+              }),
               ::testing::HasSubstr("complementarity[0].b: no class with id 1000"));
   EXPECT_THAT(error([&](nlohmann::json& d) { d["classes"].push_back(d["classes"][0]); }),
               ::testing::HasSubstr("appears twice"));
