@@ -15,12 +15,15 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "magi/member.h"
 #include "magi/network_observer.h"
 #include "magi/probe.h"
 #include "store/etcd_store.h"
+#include "trace/magi_nodes_file.h"
 
 namespace archimedes::cli {
 namespace {
@@ -114,12 +117,22 @@ void ServeHealth(const MagiOptions& o) {
   listener.join();
 }
 
+// The nodes file, read strictly in src/trace/, as the targets a member probes.
+std::vector<magi::NodeTarget> ReadNodeTargets(const std::string& path) {
+  std::vector<magi::NodeTarget> targets;
+  for (WatchedNode& node : ReadMagiNodesFile(path)) {
+    targets.push_back({std::move(node.name), std::move(node.pod), std::move(node.address),
+                       std::move(node.health_url)});
+  }
+  return targets;
+}
+
 void RunMember(const MagiOptions& o) {
   magi::MemberConfig config;
   config.id = o.id;
   config.pod = o.pod;
   config.members = magi::ParseMembers(o.members);
-  config.nodes = magi::LoadNodesFile(o.nodes_file);
+  config.nodes = ReadNodeTargets(o.nodes_file);
   config.rule = magi::QuorumRule{o.quorum, o.min_pods, o.window, o.vote_ttl};
   config.policy.failures_to_suspect = o.failures;
   config.policy.heartbeat_grace = o.heartbeat_grace;

@@ -9,16 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <set>
-#include <sstream>
-#include <stdexcept>
 
 namespace archimedes::magi {
 namespace {
-
-using nlohmann::json;
 
 bool SplitHostPort(const std::string& address, std::string* host, std::string* port) {
   const size_t colon = address.rfind(':');
@@ -93,55 +86,7 @@ std::string HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
   return "";
 }
 
-std::string Field(const json& node, const char* name, const std::string& where) {
-  auto it = node.find(name);
-  if (it == node.end() || !it->is_string()) {
-    throw std::runtime_error(where + ": \"" + name + "\" is missing or not a string");
-  }
-  return it->get<std::string>();
-}
-
 }  // namespace
-
-std::vector<NodeTarget> LoadNodesFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("nodes file " + path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) throw std::runtime_error("nodes file " + path + ": not valid JSON");
-  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) {
-    throw std::runtime_error("nodes file " + path + ": expected an object with a \"nodes\" array");
-  }
-  std::vector<NodeTarget> nodes;
-  std::set<std::string> names;
-  for (size_t i = 0; i < doc["nodes"].size(); ++i) {
-    const json& n = doc["nodes"][i];
-    const std::string where = "nodes file " + path + ": node #" + std::to_string(i + 1);
-    if (!n.is_object()) throw std::runtime_error(where + ": not an object");
-    NodeTarget t;
-    t.name = Field(n, "name", where);
-    t.pod = n.contains("pod") ? Field(n, "pod", where) : "";
-    t.address = Field(n, "address", where);
-    t.health_url = n.contains("health_url") ? Field(n, "health_url", where) : "";
-    if (t.name.empty()) throw std::runtime_error(where + ": empty name");
-    std::string host, port;
-    if (!SplitHostPort(t.address, &host, &port)) {
-      throw std::runtime_error(where + " (" + t.name + "): address \"" + t.address +
-                               "\" is not HOST:PORT");
-    }
-    if (!t.health_url.empty() && t.health_url.rfind("http://", 0) != 0) {
-      throw std::runtime_error(where + " (" + t.name + "): health_url \"" + t.health_url +
-                               "\" is not an http:// URL");
-    }
-    if (!names.insert(t.name).second) {
-      throw std::runtime_error(where + ": node \"" + t.name + "\" is listed twice");
-    }
-    nodes.push_back(std::move(t));
-  }
-  if (nodes.empty()) throw std::runtime_error("nodes file " + path + ": lists no nodes");
-  return nodes;
-}
 
 ProbeResult ProbeNode(const NodeTarget& node, std::chrono::milliseconds timeout) {
   ProbeResult result;

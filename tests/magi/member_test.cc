@@ -465,26 +465,5 @@ TEST(MemberConfigTest, RejectsInconsistentConfigs) {
   EXPECT_THROW(ParseMembers("1=pod-a,"), std::invalid_argument);
 }
 
-TEST(NodesFileTest, ErrorsNameTheFileAndTheNode) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("magi-nodes-" + std::to_string(getpid())))
-          .string();
-  std::ofstream(path) << R"({"nodes": [{"name": "a", "address": "10.0.0.1"}]})";
-  try {
-    LoadNodesFile(path);
-    FAIL() << "accepted an address without a port";
-  } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "nodes file " + path + ": node #1 (a): address \"10.0.0.1\" is not HOST:PORT");
-  }
-  std::ofstream(path)
-      << R"({"nodes": [{"name": "a", "address": "h:1", "health_url": "http://h:1/"}]})";
-  EXPECT_EQ(LoadNodesFile(path).at(0).health_url, "http://h:1/");
-  std::ofstream(path) << "[";
-  EXPECT_THROW(LoadNodesFile(path), std::runtime_error);
-  std::filesystem::remove(path);
-  EXPECT_THROW(LoadNodesFile(path), std::runtime_error);
-}
-
 }  // namespace
 }  // namespace archimedes::magi
