@@ -5,6 +5,8 @@
 //
 // Nodes named (one per line) in `blocked_file` are treated as unreachable: fault injection where a
 // test cannot cut real links. The file is read again every round; an absent file blocks nothing.
+// It is a runtime control the test edits while the member runs, not an input, hence read here
+// rather than in src/trace/ (docs/architecture.md).
 #ifndef ARCHIMEDES_MAGI_NETWORK_OBSERVER_H_
 #define ARCHIMEDES_MAGI_NETWORK_OBSERVER_H_
 
