@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "cli/number_check.h"
 #include "cli/progress.h"
 #include "model/limits.h"
@@ -102,44 +103,42 @@ void AddFaultsCommand(CLI::App& app) {
   cmd->add_option("--reboot-share", r.crash_recover_share,
                   "Share of crashes that recover (the rest never do)")
       ->capture_default_str();
-  cmd->add_option("--reboot-median", r.reboot_median_s, "Median seconds a crashed node stays down")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--reboot-median", &r.reboot_median_s,
+                  "Median time a crashed node stays down", 1, kMaxDurationSeconds);
   cmd->add_option("--api-cut-rate", r.api_cuts_per_node_day,
                   "Node-to-API-server link cuts per node-day")
       ->capture_default_str();
-  cmd->add_option("--api-cut-median", r.api_cut_median_s, "Median seconds of an API cut")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--api-cut-median", &r.api_cut_median_s, "Median length of an API cut", 1,
+                  kMaxDurationSeconds);
   cmd->add_option("--pod-cut-rate", r.pod_cuts_per_node_day, "POD-to-node link cuts per node-day")
       ->capture_default_str();
-  cmd->add_option("--pod-cut-median", r.pod_cut_median_s, "Median seconds of a POD cut")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--pod-cut-median", &r.pod_cut_median_s, "Median length of a POD cut", 1,
+                  kMaxDurationSeconds);
   cmd->add_option("--isolation-rate", r.pod_isolations_per_pod_day,
                   "Whole-POD isolations per POD-day")
       ->capture_default_str();
-  cmd->add_option("--isolation-median", r.pod_isolation_median_s,
-                  "Median seconds of a POD isolation")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--isolation-median", &r.pod_isolation_median_s,
+                  "Median length of a POD isolation", 1, kMaxDurationSeconds);
   cmd->add_option("--flap-rate", r.flaps_per_node_day, "Flapping links per node-day")
       ->capture_default_str();
-  cmd->add_option("--flap-median", r.flap_median_s, "Median seconds a link keeps flapping")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--flap-median", &r.flap_median_s, "Median time a link keeps flapping", 1,
+                  kMaxDurationSeconds);
 
   FaultSimParams& s = args->sim;
-  cmd->add_option("--grace", s.single.node_monitor_grace_period_s,
-                  "Single observer: node-monitor-grace-period, seconds")
-      ->capture_default_str();
-  cmd->add_option("--toleration", s.single.toleration_s,
-                  "Single observer: seconds pods tolerate the not-ready/unreachable taint")
-      ->capture_default_str();
-  cmd->add_option("--probe-period", s.magi.probe_period_s, "MAGI: seconds between probe rounds")
-      ->capture_default_str();
-  cmd->add_option("--probe-timeout-ms", s.magi.probe_timeout_ms, "MAGI: probe timeout")
-      ->capture_default_str();
-  cmd->add_option("--heartbeat-grace", s.magi.judge.heartbeat_grace,
-                  "MAGI: a heartbeat younger than this proves the node alive")
-      ->capture_default_str();
-  cmd->add_option("--restart", s.restart_s, "Seconds a restarted container needs to serve")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--grace", &s.single.node_monitor_grace_period_s,
+                  "Single observer: node-monitor-grace-period", 1, kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--toleration", &s.single.toleration_s,
+                  "Single observer: how long pods tolerate the not-ready/unreachable taint", 0,
+                  kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--probe-period", &s.magi.probe_period_s, "MAGI: time between probe rounds",
+                  1, kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--probe-timeout-ms", &s.magi.probe_timeout_ms, "MAGI: probe timeout", 1,
+                  kMaxDurationSeconds * 1000, TimeUnit::kMilliseconds);
+  AddDurationFlag(cmd, "--heartbeat-grace", &s.magi.judge.heartbeat_grace,
+                  "MAGI: a heartbeat younger than this proves the node alive", 0,
+                  kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--restart", &s.restart_s, "Time a restarted container needs to serve", 1,
+                  kMaxDurationSeconds);
   cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->add_flag("--no-review", args->no_review,
                 "Leave out the single observer whose evictions MAGI reviews");

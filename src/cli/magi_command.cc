@@ -19,14 +19,18 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "magi/member.h"
 #include "magi/network_observer.h"
 #include "magi/probe.h"
+#include "model/limits.h"
 #include "store/etcd_store.h"
 #include "trace/magi_nodes_file.h"
 
 namespace archimedes::cli {
 namespace {
+
+constexpr int64_t kMillisecondsPerDay = kSecondsPerDay * 1000;
 
 std::atomic<bool> g_stop{false};
 
@@ -47,7 +51,7 @@ struct MagiOptions {
   int64_t probe_interval_ms = 1000;
   int64_t probe_timeout_ms = 500;
   int64_t lease_ttl = 5;
-  double duration = 0;
+  int64_t duration = 0;
   std::string blocked_file;
   std::string key_prefix = "/archimedes/magi/";
   std::string serve_health;
@@ -61,9 +65,8 @@ int64_t NowSeconds() {
 }
 
 // Sleeps until a stop signal or the end of `duration` seconds (0: until a signal).
-void WaitForStop(double duration, const std::function<void()>& every_second) {
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::milliseconds(static_cast<int64_t>(duration * 1000));
+void WaitForStop(int64_t duration, const std::function<void()>& every_second) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(duration);
   auto next_beat = std::chrono::steady_clock::now();
   while (!g_stop && (duration <= 0 || std::chrono::steady_clock::now() < end)) {
     if (every_second && std::chrono::steady_clock::now() >= next_beat) {
@@ -143,7 +146,7 @@ void RunMember(const MagiOptions& o) {
   magi::NetworkObserver observer(store, o.key_prefix, std::chrono::milliseconds(o.probe_timeout_ms),
                                  o.blocked_file);
   magi::MagiMember member(std::move(config), store, observer, std::cout);
-  member.Run(std::chrono::milliseconds(static_cast<int64_t>(o.duration * 1000)), g_stop);
+  member.Run(std::chrono::seconds(o.duration), g_stop);
 }
 
 }  // namespace
@@ -160,24 +163,24 @@ void AddMagiCommand(CLI::App& app) {
   cmd->add_option("--quorum", o->quorum, "Yes votes needed for a decision")->capture_default_str();
   cmd->add_option("--min-pods", o->min_pods, "Distinct PODs the yes votes must come from")
       ->capture_default_str();
-  cmd->add_option("--window", o->window, "Seconds a proposal stays open for votes")
-      ->capture_default_str();
-  cmd->add_option("--vote-ttl", o->vote_ttl, "Seconds after which a vote no longer counts")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--window", &o->window, "How long a proposal stays open for votes", 1,
+                  kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--vote-ttl", &o->vote_ttl, "Age after which a vote no longer counts", 1,
+                  kMaxDurationSeconds);
   cmd->add_option("--failures", o->failures, "Failed probes in a row before voting yes")
       ->capture_default_str();
-  cmd->add_option("--heartbeat-grace", o->heartbeat_grace,
-                  "A node heartbeat younger than this many seconds proves the node alive")
-      ->capture_default_str();
-  cmd->add_option("--probe-interval-ms", o->probe_interval_ms, "Milliseconds between probe rounds")
-      ->capture_default_str();
-  cmd->add_option("--probe-timeout-ms", o->probe_timeout_ms, "Timeout of each TCP/HTTP probe")
-      ->capture_default_str();
-  cmd->add_option("--lease-ttl", o->lease_ttl, "TTL in seconds of this member's etcd lease")
-      ->capture_default_str();
-  cmd->add_option("--duration", o->duration,
-                  "Exit after this many seconds (0: run until signalled)")
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--heartbeat-grace", &o->heartbeat_grace,
+                  "A node heartbeat younger than this proves the node alive", 0,
+                  kMaxDurationSeconds);
+  // Probes wait in poll(2), whose timeout is an int of milliseconds: a day keeps far below it.
+  AddDurationFlag(cmd, "--probe-interval-ms", &o->probe_interval_ms, "Time between probe rounds", 1,
+                  kMillisecondsPerDay, TimeUnit::kMilliseconds);
+  AddDurationFlag(cmd, "--probe-timeout-ms", &o->probe_timeout_ms, "Timeout of each TCP/HTTP probe",
+                  1, kMillisecondsPerDay, TimeUnit::kMilliseconds);
+  AddDurationFlag(cmd, "--lease-ttl", &o->lease_ttl, "TTL of this member's etcd lease", 1,
+                  kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--duration", &o->duration, "Exit after this long; 0 runs until signalled",
+                  0, kMaxDurationSeconds);
   cmd->add_option("--blocked-file", o->blocked_file,
                   "Fault injection: file of node names this member treats as unreachable");
   cmd->add_option("--key-prefix", o->key_prefix, "etcd key prefix of this MAGI")

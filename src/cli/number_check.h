@@ -1,6 +1,6 @@
-// The check of a whole-number flag (`--nodes`, `--days`, `--warmup`, ...). CLI11's Range says
-// "Value 1.5 not in range 0 to 31622400" of a value that is in range but not whole, and the same
-// of "abc"; this says which of the two is wrong.
+// The check of a whole-number flag (`--nodes`, `--days`, `--threads`, ...; a time flag is
+// cli/duration_flag.h's). CLI11's Range says "Value 1.5 not in range 0 to 31622400" of a value that
+// is in range but not whole, and the same of "abc"; this says which of the two is wrong.
 #ifndef ARCHIMEDES_CLI_NUMBER_CHECK_H_
 #define ARCHIMEDES_CLI_NUMBER_CHECK_H_
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "cli/progress.h"
 #include "cli/version.h"
 #include "engine/policy.h"
@@ -126,9 +127,8 @@ void AddReplayCommand(CLI::App& app) {
                   "Override a generator parameter: key=value (repeatable)");
   cmd->add_flag("--surge", args->surge, "A sales-day surge on the last simulated day");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
-  cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
-      ->check(CLI::Range(int64_t{0}, kMaxDurationSeconds))
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--warmup", &args->warmup_s, "Warm-up before metrics start", 0,
+                  kMaxDurationSeconds);
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
   cmd->add_option("--profiles", args->profiles_path,
                   "Profiles the peak-load figures judge by (as simulate's --profiles)");

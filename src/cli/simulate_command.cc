@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/duration_flag.h"
 #include "cli/number_check.h"
 #include "cli/progress.h"
 #include "cli/version.h"
@@ -255,9 +256,8 @@ void AddSimulateCommand(CLI::App& app) {
                 "A sales-day surge on the last simulated day (generator: surge_day, surge_start, "
                 "surge_duration, surge_factor)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
-  cmd->add_option("--warmup", args->warmup_s, "Warm-up seconds before metrics start")
-      ->check(WholeNumberIn(0, kMaxDurationSeconds))
-      ->capture_default_str();
+  AddDurationFlag(cmd, "--warmup", &args->warmup_s, "Warm-up before metrics start", 0,
+                  kMaxDurationSeconds);
   cmd->add_flag("--shrink", args->shrink,
                 "Then, per policy, bisect the fewest nodes (cut from the same fleet, node types "
                 "kept proportional) on which every service replica runs with no hot node-time and "
