@@ -53,9 +53,9 @@ struct YamlNode {
   bool IsNull() const;
 
   Kind kind = Kind::kScalar;
-  int64_t line = 0;  // where it starts, from 1
-  std::string text;  // a scalar's
-  bool plain = false;  // a scalar neither quoted nor tagged: its text decides its type
+  int64_t line = 0;                // where it starts, from 1
+  std::string text;                // a scalar's
+  bool plain = false;              // a scalar neither quoted nor tagged: its text decides its type
   std::vector<YamlNodePtr> items;  // a sequence's
   std::vector<YamlEntry> entries;  // a mapping's, in the text's order (a repeated key too)
   // How many values and scalar bytes it stands for, aliases expanded: a walk over it costs this.
