@@ -80,7 +80,8 @@ class TreeBuilder {
         case YAML_MAPPING_END_EVENT: {
           OpenCollection done = std::move(open_.back());
           open_.pop_back();
-          Complete(std::move(done.node), done.anchor, done.node->line);
+          const int64_t start = done.node->line;
+          Complete(std::move(done.node), done.anchor, start);
           break;
         }
         case YAML_ALIAS_EVENT:
