@@ -17,12 +17,11 @@
 namespace {
 
 using archimedes::YamlNode;
-using archimedes::YamlNodePtr;
 
 // The weight `node` says it has, recomputed.
 size_t Weigh(const YamlNode& node) {
   size_t weight = 1 + node.text.size();
-  for (const YamlNodePtr& item : node.items) weight += Weigh(*item);
+  for (const YamlNode* item : node.items) weight += Weigh(*item);
   for (const archimedes::YamlEntry& entry : node.entries) {
     weight += 1 + entry.key.size() + Weigh(*entry.value);
   }
@@ -36,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     size_t weight = 0;
-    for (const YamlNodePtr& doc : archimedes::ParseYaml("input", text)) weight += Weigh(*doc);
+    const archimedes::YamlDocuments docs = archimedes::ParseYaml("input", text);
+    for (size_t i = 0; i < docs.size(); ++i) weight += Weigh(docs[i]);
     if (weight > 4 * size + 16) std::abort();
   } catch (const archimedes::YamlError&) {
   }

@@ -63,7 +63,7 @@ nlohmann::json ToJson(const YamlNode& node) {
       return Scalar(node);
     case YamlNode::Kind::kSequence: {
       nlohmann::json a = nlohmann::json::array();
-      for (const YamlNodePtr& item : node.items) a.push_back(ToJson(*item));
+      for (const YamlNode* item : node.items) a.push_back(ToJson(*item));
       return a;
     }
     case YamlNode::Kind::kMapping: {
@@ -83,8 +83,9 @@ std::vector<nlohmann::json> ParseDocuments(const std::string& source, std::strin
   if (text[first] == '{' || text[first] == '[') return {ParseJson(source, text)};
   std::vector<nlohmann::json> docs;
   try {
-    for (const YamlNodePtr& doc : ParseYaml(source, text)) {
-      nlohmann::json j = ToJson(*doc);
+    const YamlDocuments yaml = ParseYaml(source, text);
+    for (size_t i = 0; i < yaml.size(); ++i) {
+      nlohmann::json j = ToJson(yaml[i]);
       if (!j.is_null()) docs.push_back(std::move(j));
     }
   } catch (const YamlError& e) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <new>
 #include <optional>
@@ -42,34 +43,31 @@ class EventParser {
   yaml_event_t event_{};
 };
 
+}  // namespace
+
 // Builds the documents from the events, a collection at a time: `open_` holds the sequences and
-// mappings not yet ended, innermost last.
-class TreeBuilder {
+// mappings not yet ended, innermost last, and their children so far wait in `items_` and
+// `entries_` (each open collection's after its outer one's), to be moved into the collection
+// when it ends, at their exact size.
+class YamlTreeBuilder {
  public:
-  TreeBuilder(const std::string& source, std::string_view text)
+  YamlTreeBuilder(const std::string& source, std::string_view text)
       : source_(source), text_(text), parser_(text) {}
 
-  std::vector<YamlNodePtr> Build() {
+  YamlDocuments Build() {
     while (true) {
       if (!parser_.Next()) FailParse();
       const yaml_event_t& event = parser_.event();
       const int64_t line = LineOf(event.start_mark);
       switch (event.type) {
         case YAML_STREAM_END_EVENT:
-          return std::move(documents_);
+          return std::move(out_);
         case YAML_DOCUMENT_END_EVENT:
           anchors_.clear();  // an anchor names a node of its own document only
           break;
-        case YAML_SCALAR_EVENT: {
-          const auto& scalar = event.data.scalar;
-          auto node = std::make_shared<YamlNode>();
-          node->line = line;
-          node->text.assign(reinterpret_cast<const char*>(scalar.value), scalar.length);
-          node->plain = scalar.tag == nullptr && scalar.style == YAML_PLAIN_SCALAR_STYLE;
-          node->weight = 1 + scalar.length;
-          Complete(std::move(node), Anchor(scalar.anchor), line);
+        case YAML_SCALAR_EVENT:
+          Scalar(event, line);
           break;
-        }
         case YAML_SEQUENCE_START_EVENT:
           Open(YamlNode::Kind::kSequence, Anchor(event.data.sequence_start.anchor), line);
           break;
@@ -77,13 +75,9 @@ class TreeBuilder {
           Open(YamlNode::Kind::kMapping, Anchor(event.data.mapping_start.anchor), line);
           break;
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: {
-          OpenCollection done = std::move(open_.back());
-          open_.pop_back();
-          const int64_t start = done.node->line;
-          Complete(std::move(done.node), done.anchor, start);
+        case YAML_MAPPING_END_EVENT:
+          Close();
           break;
-        }
         case YAML_ALIAS_EVENT:
           Alias(Anchor(event.data.alias.anchor), line);
           break;
@@ -95,8 +89,9 @@ class TreeBuilder {
 
  private:
   struct OpenCollection {
-    std::shared_ptr<YamlNode> node;
+    YamlNode* node;
     std::string anchor;
+    size_t first;                                        // its first child in items_ or entries_
     std::optional<std::pair<std::string, int64_t>> key;  // a mapping's key awaiting its value
   };
 
@@ -132,55 +127,91 @@ class TreeBuilder {
     Fail(LineOf(p.problem_mark), "not valid YAML: " + problem + context);
   }
 
-  void Open(YamlNode::Kind kind, std::string anchor, int64_t line) {
-    if (open_.size() >= static_cast<size_t>(kMaxYamlDepth)) {
-      Fail(line, "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
-    }
-    if (AwaitsKey()) Fail(line, "a mapping key must be a scalar");
-    auto node = std::make_shared<YamlNode>();
-    node->kind = kind;
-    node->line = line;
-    node->weight = 1;
-    open_.push_back({std::move(node), std::move(anchor), std::nullopt});
-  }
-
-  void Alias(const std::string& anchor, int64_t line) {
-    const auto it = anchors_.find(anchor);
-    if (it == anchors_.end()) Fail(line, "alias *" + anchor + " names no anchor before it");
-    aliased_ += it->second->weight;
-    if (aliased_ > text_.size()) {
-      Fail(line, "aliases expand past the text's own " + std::to_string(text_.size()) +
-                     " bytes (aliases of aliases, a \"billion laughs\"?)");
-    }
-    if (AwaitsKey() && !it->second->IsScalar()) Fail(line, "a mapping key must be a scalar");
-    Add(it->second, line);
-  }
-
   bool AwaitsKey() const {
     return !open_.empty() && open_.back().node->kind == YamlNode::Kind::kMapping &&
            !open_.back().key.has_value();
   }
 
-  void Complete(YamlNodePtr node, const std::string& anchor, int64_t line) {
-    if (!anchor.empty()) anchors_[anchor] = node;
-    Add(std::move(node), line);
+  void Scalar(const yaml_event_t& event, int64_t line) {
+    const auto& scalar = event.data.scalar;
+    std::string text(reinterpret_cast<const char*>(scalar.value), scalar.length);
+    std::string anchor = Anchor(scalar.anchor);
+    if (AwaitsKey() && anchor.empty()) {  // a key is no node of its own
+      open_.back().node->weight += 1 + text.size();
+      open_.back().key.emplace(std::move(text), line);
+      return;
+    }
+    YamlNode& node = out_.nodes_.emplace_back();
+    node.line = line;
+    node.plain = scalar.tag == nullptr && scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    node.weight = 1 + text.size();
+    node.text = std::move(text);
+    Complete(node, anchor, line);
+  }
+
+  void Open(YamlNode::Kind kind, std::string anchor, int64_t line) {
+    if (open_.size() >= static_cast<size_t>(kMaxYamlDepth)) {
+      Fail(line, "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
+    }
+    if (AwaitsKey()) Fail(line, "a mapping key must be a scalar");
+    YamlNode& node = out_.nodes_.emplace_back();
+    node.kind = kind;
+    node.line = line;
+    node.weight = 1;
+    const size_t first = kind == YamlNode::Kind::kSequence ? items_.size() : entries_.size();
+    open_.push_back({&node, std::move(anchor), first, std::nullopt});
+  }
+
+  void Close() {
+    OpenCollection done = std::move(open_.back());
+    open_.pop_back();
+    YamlNode& node = *done.node;
+    if (node.kind == YamlNode::Kind::kSequence) {
+      node.items.assign(
+          std::make_move_iterator(items_.begin() + static_cast<std::ptrdiff_t>(done.first)),
+          std::make_move_iterator(items_.end()));
+      items_.resize(done.first);
+    } else {
+      node.entries.assign(
+          std::make_move_iterator(entries_.begin() + static_cast<std::ptrdiff_t>(done.first)),
+          std::make_move_iterator(entries_.end()));
+      entries_.resize(done.first);
+    }
+    Complete(node, done.anchor, node.line);
+  }
+
+  void Alias(const std::string& anchor, int64_t line) {
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) Fail(line, "alias *" + anchor + " names no anchor before it");
+    const YamlNode& node = *it->second;
+    aliased_ += node.weight;
+    if (aliased_ > text_.size()) {
+      Fail(line, "aliases expand past the text's own " + std::to_string(text_.size()) +
+                     " bytes (aliases of aliases, a \"billion laughs\"?)");
+    }
+    if (AwaitsKey() && !node.IsScalar()) Fail(line, "a mapping key must be a scalar");
+    Add(node, line);
+  }
+
+  void Complete(const YamlNode& node, const std::string& anchor, int64_t line) {
+    if (!anchor.empty()) anchors_[anchor] = &node;
+    Add(node, line);
   }
 
   // `node`, which appears at `line`, into the collection open around it.
-  void Add(YamlNodePtr node, int64_t line) {
+  void Add(const YamlNode& node, int64_t line) {
     if (open_.empty()) {
-      documents_.push_back(std::move(node));
+      out_.documents_.push_back(&node);
       return;
     }
     OpenCollection& parent = open_.back();
-    parent.node->weight += node->weight;
+    parent.node->weight += node.weight;
     if (parent.node->kind == YamlNode::Kind::kSequence) {
-      parent.node->items.push_back(std::move(node));
+      items_.push_back(&node);
     } else if (!parent.key.has_value()) {
-      parent.key.emplace(node->text, line);
+      parent.key.emplace(node.text, line);
     } else {
-      parent.node->entries.push_back(
-          {std::move(parent.key->first), parent.key->second, std::move(node)});
+      entries_.push_back({std::move(parent.key->first), parent.key->second, &node});
       parent.key.reset();
     }
   }
@@ -188,13 +219,13 @@ class TreeBuilder {
   const std::string& source_;
   std::string_view text_;
   EventParser parser_;
+  YamlDocuments out_;
   std::vector<OpenCollection> open_;
-  std::map<std::string, YamlNodePtr> anchors_;
+  std::vector<const YamlNode*> items_;
+  std::vector<YamlEntry> entries_;
+  std::map<std::string, const YamlNode*> anchors_;
   size_t aliased_ = 0;  // the weight aliases have added
-  std::vector<YamlNodePtr> documents_;
 };
-
-}  // namespace
 
 YamlError::YamlError(std::string source, int64_t line, std::string problem)
     : std::invalid_argument(source + ":" + std::to_string(line) + ": " + problem),
@@ -207,8 +238,8 @@ bool YamlNode::IsNull() const {
          (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL");
 }
 
-std::vector<YamlNodePtr> ParseYaml(const std::string& source, std::string_view text) {
-  return TreeBuilder(source, text).Build();
+YamlDocuments ParseYaml(const std::string& source, std::string_view text) {
+  return YamlTreeBuilder(source, text).Build();
 }
 
 }  // namespace archimedes

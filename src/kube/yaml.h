@@ -1,6 +1,6 @@
 // YAML read with libyaml's event parser into a small tree whose nodes keep their line. Memory stays
 // a small multiple of the text's size whatever the text: nesting deeper than kMaxYamlDepth is
-// refused, an alias shares its anchor's node instead of copying it, and the values and scalar
+// refused, an alias points at its anchor's node instead of copying it, and the values and scalar
 // bytes that aliases stand for may not exceed the text's own size (so "billion laughs" is
 // refused). Mapping keys must be scalars. libyaml refuses text that is not UTF-8 (or UTF-16 with
 // a byte order mark), so every scalar and key is UTF-8. Every problem is a YamlError naming the
@@ -10,7 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,13 +35,11 @@ class YamlError : public std::invalid_argument {
 };
 
 struct YamlNode;
-// Shared: every alias of an anchor points at the anchor's node.
-using YamlNodePtr = std::shared_ptr<const YamlNode>;
 
 struct YamlEntry {
   std::string key;
   int64_t line;  // the key's
-  YamlNodePtr value;
+  const YamlNode* value;
 };
 
 struct YamlNode {
@@ -53,17 +51,30 @@ struct YamlNode {
   bool IsNull() const;
 
   Kind kind = Kind::kScalar;
-  int64_t line = 0;                // where it starts, from 1
-  std::string text;                // a scalar's
-  bool plain = false;              // a scalar neither quoted nor tagged: its text decides its type
-  std::vector<YamlNodePtr> items;  // a sequence's
-  std::vector<YamlEntry> entries;  // a mapping's, in the text's order (a repeated key too)
+  bool plain = false;  // a scalar neither quoted nor tagged: its text decides its type
+  int64_t line = 0;    // where it starts, from 1
   // How many values and scalar bytes it stands for, aliases expanded: a walk over it costs this.
   size_t weight = 0;
+  std::string text;                    // a scalar's
+  std::vector<const YamlNode*> items;  // a sequence's (an alias: its anchor's node)
+  std::vector<YamlEntry> entries;      // a mapping's, in the text's order (a repeated key too)
 };
 
-// The documents of `text` in order; none for a text of comments or blanks. Throws YamlError.
-std::vector<YamlNodePtr> ParseYaml(const std::string& source, std::string_view text);
+// The documents of a text, in order, and the nodes they hold, which live as long as it does.
+class YamlDocuments {
+ public:
+  size_t size() const { return documents_.size(); }
+  bool empty() const { return documents_.empty(); }
+  const YamlNode& operator[](size_t i) const { return *documents_[i]; }
+
+ private:
+  friend class YamlTreeBuilder;
+  std::deque<YamlNode> nodes_;  // never moved once made: nodes point at one another
+  std::vector<const YamlNode*> documents_;
+};
+
+// None for a text of comments or blanks. Throws YamlError.
+YamlDocuments ParseYaml(const std::string& source, std::string_view text);
 
 }  // namespace archimedes
 

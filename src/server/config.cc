@@ -151,18 +151,18 @@ void ReadConfigFile(const std::string& path, ServerConfig& config) {
 }
 
 void ReadConfigText(const std::string& source, std::string_view text, ServerConfig& config) {
-  std::vector<YamlNodePtr> docs;
+  YamlDocuments docs;
   try {
     docs = ParseYaml(source, text);
   } catch (const YamlError& e) {
     throw ConfigError(e.what());
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0]->IsNull())) return;  // nothing set
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) return;  // nothing set
   if (docs.size() > 1) {
-    throw ConfigError(source + ":" + std::to_string(docs[1]->line) +
+    throw ConfigError(source + ":" + std::to_string(docs[1].line) +
                       ": a second document; the settings are one mapping");
   }
-  const YamlNode& root = *docs[0];
+  const YamlNode& root = docs[0];
   if (root.kind != YamlNode::Kind::kMapping) {
     throw ConfigError(source + ":" + std::to_string(root.line) +
                       ": expected a mapping of keys to values");

@@ -33,10 +33,10 @@ long PeakRssKib() {
 }
 
 TEST(YamlTest, KeepsTheLineOfEveryKeyAndValue) {
-  const std::vector<YamlNodePtr> docs =
+  const YamlDocuments docs =
       ParseYaml("s.yaml", "# settings\nlisten: 127.0.0.1:0\n\nclock: 'virtual'\nlist:\n- a\n");
   ASSERT_EQ(docs.size(), 1u);
-  const YamlNode& root = *docs[0];
+  const YamlNode& root = docs[0];
   ASSERT_EQ(root.kind, YamlNode::Kind::kMapping);
   ASSERT_EQ(root.entries.size(), 3u);
   EXPECT_EQ(root.entries[0].key, "listen");
