@@ -1,10 +1,10 @@
 // YAML read with libyaml's event parser into a small tree whose nodes keep their line. Memory stays
-// a small multiple of the text's size whatever the text: nesting deeper than kMaxYamlDepth is
-// refused, an alias points at its anchor's node instead of copying it, and the values and scalar
-// bytes that aliases stand for may not exceed the text's own size (so "billion laughs" is
-// refused). Mapping keys must be scalars. libyaml refuses text that is not UTF-8 (or UTF-16 with
-// a byte order mark), so every scalar and key is UTF-8. Every problem is a YamlError naming the
-// source and the line.
+// a small multiple of the text's size whatever the text (about 100 bytes a value): nesting deeper
+// than kMaxYamlDepth is refused, an alias points at its anchor's node instead of copying it, and
+// the values and scalar bytes that aliases stand for may not exceed the text's own size (so
+// "billion laughs" is refused). Mapping keys must be scalars. libyaml refuses text that is not
+// UTF-8 (or UTF-16 with a byte order mark), so every scalar and key is UTF-8. Every problem is a
+// YamlError naming the source and the line.
 #ifndef ARCHIMEDES_KUBE_YAML_H_
 #define ARCHIMEDES_KUBE_YAML_H_
 
@@ -63,6 +63,13 @@ struct YamlNode {
 // The documents of a text, in order, and the nodes they hold, which live as long as it does.
 class YamlDocuments {
  public:
+  YamlDocuments() = default;
+  // A move keeps the nodes where they are; a copy's would point into the original.
+  YamlDocuments(YamlDocuments&&) = default;
+  YamlDocuments& operator=(YamlDocuments&&) = default;
+  YamlDocuments(const YamlDocuments&) = delete;
+  YamlDocuments& operator=(const YamlDocuments&) = delete;
+
   size_t size() const { return documents_.size(); }
   bool empty() const { return documents_.empty(); }
   const YamlNode& operator[](size_t i) const { return *documents_[i]; }
