@@ -47,6 +47,12 @@ fi
 seed scenario_fuzz examples/small-scenario.json
 seed jobs_fuzz examples/jobs.json
 for f in "$shared"/k8s-fixtures/*.json examples/kubernetes/*.yaml; do seed extender_fuzz "$f"; done
+# YAML: the manifests, serve's settings (every key; the ConfigMap holds them too) and the text
+# that drove yaml-cpp past 2 GB.
+for f in examples/kubernetes/*.yaml fuzz/regressions/yaml_fuzz/*; do seed yaml_fuzz "$f"; done
+text yaml_fuzz serve.yaml \
+  'listen: 0.0.0.0:8080\ndata: /var/lib/archimedes\nstore: etcd://10.0.0.1:2379,10.0.0.2:2379/a/\nleader-lease: 10s\nadvertise: http://10.0.0.1:8080\npolicy: archimedes\nseed: 1\nclock: virtual\ncycle: 1s\nusage-round: 60s\nmax-body: 1Mi\nhttp-threads: 64\n'
+text yaml_fuzz anchors.yaml 'a: &a {cpu: 1, memory: "1Gi"}\nb: [*a, *a]\n*a : x\n---\n- !!str 1\n- |\n  text\n- 1e3\n- ~\n'
 text usage_history_fuzz history.csv \
   'time,app,container,cpu,memory,disk,network\n0,web,web-0,500,1e9,0,0\n300,web,web-0,1620.5,2150000000,1048576,2700000\n300,db,"db,0",10,1e6,5,5\n'
 text requests_fuzz requests.csv 'app,cpu,memory,disk,network,replicas\nweb,500m,1Gi,0,0,3\n'

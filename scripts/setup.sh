@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libyaml-cpp-dev libsqlite3-dev libeigen3-dev
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libyaml-dev libsqlite3-dev libeigen3-dev
   etcd-server etcd-client iproute2 curl jq wrk prometheus
   clang-format clang-tidy
   chromium nodejs  # the HTML reports' browser tests (tests/report/)

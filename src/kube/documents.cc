@@ -1,81 +1,74 @@
 #include "kube/documents.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <charconv>
-#include <regex>
 
 #include "kube/fields.h"
+#include "kube/yaml.h"
 
 namespace archimedes {
 namespace {
 
-constexpr int kMaxYamlDepth = 64;
-
-// JSON holds Unicode text only: a YAML scalar of other bytes is refused here, not when the object
-// is written out again.
-const std::string& Utf8Scalar(const YAML::Node& node, const std::string& source) {
-  try {
-    (void)nlohmann::json(node.Scalar()).dump();
-  } catch (const nlohmann::json::type_error&) {
-    throw KubeError(
-        source, "line " + std::to_string(node.Mark().line + 1) + ": a value is not valid UTF-8");
+// YAML 1.1's float as sigs.k8s.io/yaml resolves it (integers included):
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool IsYamlNumber(std::string_view text) {
+  size_t i = 0;
+  const auto sign = [&] {
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  };
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > start;
+  };
+  sign();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  } else {
+    if (!digits()) return false;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      digits();
+    }
   }
-  return node.Scalar();
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    sign();
+    if (!digits()) return false;
+  }
+  return i == text.size();
 }
 
-nlohmann::json Scalar(const YAML::Node& node, const std::string& source) {
-  const std::string& text = Utf8Scalar(node, source);
-  if (node.Tag() != "?") return text;  // quoted or explicitly tagged: a string
-  if (text.empty() || text == "null" || text == "Null" || text == "NULL" || text == "~") {
-    return nullptr;
-  }
+nlohmann::json Scalar(const YamlNode& node) {
+  const std::string& text = node.text;
+  if (!node.plain) return text;  // quoted or explicitly tagged: a string
+  if (node.IsNull()) return nullptr;
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
-  int64_t i = 0;
-  const char* end = text.data() + text.size();
+  if (!IsYamlNumber(text)) return text;
+  // from_chars reads no '+'.
   const char* begin = text.data() + (text[0] == '+' ? 1 : 0);
+  const char* end = text.data() + text.size();
+  int64_t i = 0;
   if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end) return i;
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (text.size() < 64 && std::regex_match(text, kFloat)) {
-    double d = 0;
-    if (auto [p, ec] = std::from_chars(begin, end, d); ec == std::errc() && p == end) return d;
-  }
-  return text;
+  double d = 0;
+  if (auto [p, ec] = std::from_chars(begin, end, d); ec == std::errc() && p == end) return d;
+  return text;  // out of a double's range
 }
 
-// `budget`: how many more values the document may expand to. Without aliases a YAML text holds
-// fewer values than it has bytes; aliases of aliases ("billion laughs") expand exponentially and
-// are refused when they run past that.
-nlohmann::json ToJson(const YAML::Node& node, const std::string& source, int depth,
-                      size_t& budget) {
-  if (depth > kMaxYamlDepth) {
-    throw KubeError(source, "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
-  }
-  if (budget == 0) {
-    throw KubeError(source, "expands to more values than the text holds (aliases of aliases?)");
-  }
-  --budget;
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      return Scalar(node, source);
-    case YAML::NodeType::Sequence: {
+// ParseYaml bounds the nesting and the expanded size, so neither recursion nor output can run away.
+nlohmann::json ToJson(const YamlNode& node) {
+  switch (node.kind) {
+    case YamlNode::Kind::kScalar:
+      return Scalar(node);
+    case YamlNode::Kind::kSequence: {
       nlohmann::json a = nlohmann::json::array();
-      for (const YAML::Node& item : node) a.push_back(ToJson(item, source, depth + 1, budget));
+      for (const YamlNode* item : node.items) a.push_back(ToJson(*item));
       return a;
     }
-    case YAML::NodeType::Map: {
+    case YamlNode::Kind::kMapping: {
       nlohmann::json o = nlohmann::json::object();
-      for (const auto& kv : node) {
-        if (!kv.first.IsScalar()) {
-          throw KubeError(source, "line " + std::to_string(kv.first.Mark().line + 1) +
-                                      ": a mapping key must be a plain value");
-        }
-        o[Utf8Scalar(kv.first, source)] = ToJson(kv.second, source, depth + 1, budget);
-      }
+      for (const YamlEntry& entry : node.entries) o[entry.key] = ToJson(*entry.value);
       return o;
     }
   }
@@ -89,15 +82,14 @@ std::vector<nlohmann::json> ParseDocuments(const std::string& source, std::strin
   if (first == std::string_view::npos) return {};
   if (text[first] == '{' || text[first] == '[') return {ParseJson(source, text)};
   std::vector<nlohmann::json> docs;
-  size_t budget = text.size() + 1;
   try {
-    for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) {
-      nlohmann::json j = ToJson(doc, source, 0, budget);
+    const YamlDocuments yaml = ParseYaml(source, text);
+    for (size_t i = 0; i < yaml.size(); ++i) {
+      nlohmann::json j = ToJson(yaml[i]);
       if (!j.is_null()) docs.push_back(std::move(j));
     }
-  } catch (const YAML::Exception& e) {
-    throw KubeError(source,
-                    "not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const YamlError& e) {
+    throw KubeError(source, "line " + std::to_string(e.line()) + ": " + e.problem());
   }
   return docs;
 }

@@ -2,7 +2,8 @@
 // documents separated by `---` (as `kubectl apply -f` reads them), each possibly a List
 // (`kind: List`, `PodList`, `NodeList`, ...) whose `items` are the objects. YAML becomes JSON as
 // sigs.k8s.io/yaml converts it: plain scalars `true`/`false`, `null`/`~`/empty and numbers keep
-// their type, quoted scalars are strings.
+// their type, quoted or tagged scalars are strings. YAML is read by kube/yaml.h, which bounds its
+// nesting and what its aliases expand to, so any text, from the network too, is safe to read.
 #ifndef ARCHIMEDES_KUBE_DOCUMENTS_H_
 #define ARCHIMEDES_KUBE_DOCUMENTS_H_
 

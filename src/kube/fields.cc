@@ -114,6 +114,10 @@ nlohmann::json ParseJson(const std::string& source, std::string_view text) {
   } catch (const nlohmann::json::parse_error& e) {
     throw KubeError(
         source, "not valid JSON at byte " + std::to_string(e.byte) + ": " + std::string(e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double; nlohmann does not say where it is.
+    const std::string detail = e.what();
+    throw KubeError(source, "not valid JSON: " + detail.substr(detail.find(']') + 2));
   }
 }
 

@@ -1,14 +1,16 @@
 #include "server/config.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <charconv>
-#include <exception>
+#include <fstream>
+#include <iterator>
 
 #include "engine/policy.h"
+#include "kube/yaml.h"
 #include "model/duration.h"
 #include "model/quantity.h"
 #include "server/etcd_location.h"
+#include "trace/input_file.h"
+#include "trace/trace_error.h"
 
 namespace archimedes {
 namespace {
@@ -137,25 +139,43 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
 }
 
 void ReadConfigFile(const std::string& path, ServerConfig& config) {
-  YAML::Node root;
+  std::string text;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path + ": cannot read the file");
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    std::ifstream in = OpenInputFile(path);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw TraceError(path, 0, "read error");
+  } catch (const TraceError& e) {
+    throw ConfigError("cannot read " + std::string(e.what()));
   }
-  if (root.IsNull()) return;  // an empty file sets nothing
-  if (!root.IsMap()) throw ConfigError(path + ": expected a mapping of keys to values");
-  for (const auto& entry : root) {
-    const std::string line = std::to_string(entry.first.Mark().line + 1);
-    if (!entry.first.IsScalar() || !entry.second.IsScalar()) {
-      throw ConfigError(path + ":" + line + ": expected key: value with a plain value");
+  ReadConfigText(path, text, config);
+}
+
+void ReadConfigText(const std::string& source, std::string_view text, ServerConfig& config) {
+  YamlDocuments docs;
+  try {
+    docs = ParseYaml(source, text);
+  } catch (const YamlError& e) {
+    throw ConfigError(e.what());
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) return;  // nothing set
+  if (docs.size() > 1) {
+    throw ConfigError(source + ":" + std::to_string(docs[1].line) +
+                      ": a second document; the settings are one mapping");
+  }
+  const YamlNode& root = docs[0];
+  if (root.kind != YamlNode::Kind::kMapping) {
+    throw ConfigError(source + ":" + std::to_string(root.line) +
+                      ": expected a mapping of keys to values");
+  }
+  for (const YamlEntry& entry : root.entries) {
+    const std::string where = source + ":" + std::to_string(entry.line) + ": ";
+    if (!entry.value->IsScalar() || entry.value->IsNull()) {
+      throw ConfigError(where + "expected key: value with a plain value");
     }
     try {
-      SetConfigKey(config, entry.first.Scalar(), entry.second.Scalar());
+      SetConfigKey(config, entry.key, entry.value->text);
     } catch (const ConfigError& e) {
-      throw ConfigError(path + ":" + line + ": " + e.what());
+      throw ConfigError(where + e.what());
     }
   }
 }

@@ -60,9 +60,11 @@ const std::vector<ConfigKey>& ConfigKeys();
 // Sets `key` from its text. Throws ConfigError.
 void SetConfigKey(ServerConfig& config, std::string_view key, const std::string& value);
 
-// Applies the YAML file at `path` (a mapping of keys to scalars) to `config`. Throws ConfigError
-// naming the file, the line and the key.
+// Applies the YAML file at `path` (one document: a mapping of keys to scalars) to `config`.
+// Throws ConfigError naming the file, the line and the key.
 void ReadConfigFile(const std::string& path, ServerConfig& config);
+// The same for the file's `text`, read from `source`.
+void ReadConfigText(const std::string& source, std::string_view text, ServerConfig& config);
 
 // "127.0.0.1:8080".
 std::string ListenAddress(const ServerConfig& config);

@@ -1,9 +1,7 @@
 // /scheduler: the scheduler extender kube-scheduler calls (server/extender.h, docs/kubernetes.md):
 // POST filter, prioritize, preempt and bind with its extender/v1 messages; and POST nodes, which
-// registers Kubernetes Node objects (JSON, a NodeList too: `kubectl get nodes -o json`) as the
-// fleet. Not YAML over the network: yaml-cpp 0.7 can be driven past 2 GB of memory by a 714-byte
-// document (fuzz/known/yaml_cpp_memory), so YAML is read from the operator's own files only. A
-// malformed message is a 400 whose body also carries kube-scheduler's `Error` key.
+// registers Kubernetes Node objects (JSON or YAML, a NodeList too: `kubectl get nodes -o yaml`)
+// as the fleet. A malformed message is a 400 whose body also carries kube-scheduler's `Error` key.
 #include <memory>
 
 #include "kube/documents.h"
@@ -120,11 +118,11 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
       "/scheduler/nodes", "/scheduler/nodes", Extender([&context](const httplib::Request& r) {
         std::vector<Node> nodes;
         try {
-          const size_t first = r.body.find_first_not_of(" \t\r\n");
-          if (first == std::string::npos || (r.body[first] != '{' && r.body[first] != '[')) {
-            throw BadRequest("the body must be JSON (kubectl get nodes -o json)");
+          std::vector<nlohmann::json> docs = ParseDocuments("request body", r.body);
+          if (docs.empty()) {
+            throw BadRequest("the body holds no Node (kubectl get nodes -o yaml, or -o json)");
           }
-          for (const nlohmann::json& doc : ExpandLists({ParseJson("request body", r.body)})) {
+          for (const nlohmann::json& doc : ExpandLists(std::move(docs))) {
             nodes.push_back(DecodeKubeNode(doc));
           }
         } catch (const KubeError& e) {

@@ -205,6 +205,16 @@ TEST(KubePodTest, NamesTheFieldAtFault) {
   EXPECT_THROW(ParseDocuments("x.yaml", "a: [b"), KubeError);
 }
 
+// Found by yaml_fuzz: nlohmann's own exception escaped.
+TEST(KubeDocumentsTest, AJsonNumberBeyondADoubleIsRefused) {
+  try {
+    ParseDocuments("big.json", "[9, 13e4139]");
+    ADD_FAILURE() << "accepted";
+  } catch (const KubeError& e) {
+    EXPECT_EQ(std::string(e.what()), "big.json: not valid JSON: number overflow parsing '13e4139'");
+  }
+}
+
 // A CSV field as RFC 4180 writes it (the vectors quote the empty and the whitespace inputs).
 std::vector<std::string> CsvFields(const std::string& line) {
   std::vector<std::string> fields(1);

@@ -112,7 +112,47 @@ TEST(ConfigTest, FileErrorsNameTheFileAndLine) {
   EXPECT_NE(ErrorOf([&] { ReadConfigFile(path, c); }).find(path + ":"), std::string::npos);
   EXPECT_NE(ErrorOf([&] { ReadConfigFile(dir + "/absent.yaml", c); }).find("cannot read"),
             std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ReadConfigFile(dir, c); }).find("cannot read " + dir + ": is a folder"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ConfigTest, AnUnknownKeyNamesItsLine) {
+  ServerConfig c;
+  const std::string e = ErrorOf(
+      [&] { ReadConfigText("serve.yaml", "listen: 127.0.0.1:0\n\n# colours\ncolour: blue\n", c); });
+  EXPECT_EQ(e.rfind("serve.yaml:4: unknown key \"colour\" (known: listen, data,", 0), 0u) << e;
+}
+
+TEST(ConfigTest, TextThatIsNotSettingsIsRefusedWithItsLine) {
+  ServerConfig c;
+  const auto error_of = [&](const std::string& text) {
+    return ErrorOf([&] { ReadConfigText("serve.yaml", text, c); });
+  };
+  EXPECT_EQ(error_of("\n- listen\n- data\n"), "serve.yaml:2: expected a mapping of keys to values");
+  EXPECT_EQ(error_of("listen: 127.0.0.1:0\n---\nclock: virtual\n"),
+            "serve.yaml:3: a second document; the settings are one mapping");
+  EXPECT_EQ(error_of("clock: virtual\ndata:\n"),
+            "serve.yaml:2: expected key: value with a plain value");
+  EXPECT_EQ(error_of("data: caf\xe9\n").rfind("serve.yaml:1: invalid text at byte 9:", 0), 0u);
+  EXPECT_EQ(error_of("data: [" + std::string(80, '[')),
+            "serve.yaml:1: nested deeper than 64 levels");
+  EXPECT_EQ(error_of("seed: 1\nclock: [virtual\n").rfind("serve.yaml:3: not valid YAML:", 0), 0u);
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 8; ++level) {
+    const std::string name = std::string(1, static_cast<char>('a' + level));
+    const std::string previous = "*" + std::string(1, static_cast<char>('a' + level - 1));
+    laughs += name + ": &" + name + " [" + previous;
+    for (int i = 1; i < 8; ++i) laughs += ", " + previous;
+    laughs += "]\n";
+  }
+  EXPECT_NE(error_of(laughs).find("aliases expand past"), std::string::npos);
+  // Comments alone, or an empty document, set nothing; quoted values are values.
+  ReadConfigText("serve.yaml", "# nothing yet\n", c);
+  ReadConfigText("serve.yaml", "---\n", c);
+  ReadConfigText("serve.yaml", "clock: 'virtual'\nseed: \"7\"\n", c);
+  EXPECT_EQ(c.clock, ClockMode::kVirtual);
+  EXPECT_EQ(c.seed, 7u);
 }
 
 }  // namespace

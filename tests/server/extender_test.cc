@@ -306,5 +306,48 @@ TEST_F(ExtenderContractTest, MalformedMessagesAreRefusedNamingTheField) {
       std::string::npos);
 }
 
+// kubectl get nodes -o yaml, as it comes; and YAML that would take a parser's memory, refused.
+TEST(ExtenderNodesTest, NodesAreRegisteredFromYaml) {
+  testing::TestServer server;
+  httplib::Client& c = server.client();
+  const std::string nodes = R"(apiVersion: v1
+kind: NodeList
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: yaml-a
+    labels: {topology.kubernetes.io/zone: z1}
+  status:
+    allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+    conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: yaml-b}
+status: {allocatable: {cpu: 4, memory: 16Gi}}
+)";
+  const Answer registered = Call(c, "POST", "/scheduler/nodes", nodes);
+  ASSERT_EQ(registered.status, 201) << registered.body.dump();
+  EXPECT_EQ(registered.body["items"].size(), 2u);
+  EXPECT_EQ(Call(c, "GET", "/v1/nodes/yaml-a").status, 200);
+  EXPECT_EQ(Call(c, "GET", "/v1/nodes/yaml-b").status, 200);
+
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'k'; ++level) {
+    const std::string previous = std::string("*") + static_cast<char>(level - 1);
+    laughs += std::string(1, level) + ": &" + level + " [" + previous;
+    for (int i = 1; i < 10; ++i) laughs += ", " + previous;
+    laughs += "]\n";
+  }
+  const Answer refused = Call(c, "POST", "/scheduler/nodes", laughs);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body["Error"].get<std::string>().find("request body: line 3: aliases expand"),
+            std::string::npos)
+      << refused.body.dump();
+  const Answer empty = Call(c, "POST", "/scheduler/nodes", "# nothing\n");
+  EXPECT_EQ(empty.status, 400);
+}
+
 }  // namespace
 }  // namespace archimedes
