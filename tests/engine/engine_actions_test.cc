@@ -1,6 +1,7 @@
 // The engine's answers to the world's bad news, through its one interface: a container the kernel
 // killed, a replica warned about with nowhere to go, a job that cannot start in time, a node whose
-// usage crosses its threshold — and the SLA order carried by every eviction (engine/action.h).
+// usage crosses its threshold, a higher priority, a node that leaves — and the SLA key every
+// eviction carries (engine/action.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -288,6 +289,93 @@ TEST(EngineActionsTest, BatchYieldsToABurstingServiceTheTaskWithLeastProgressFir
   EXPECT_EQ(e.sla.priority, 3);
   EXPECT_DOUBLE_EQ(e.sla.loss, TaskLoss(30, 600));
   EXPECT_EQ(e.sla.start_time, 0);
+}
+
+// Preemption chooses by priority, lowest first and newest among equals; its evictions carry the
+// victims' keys all the same. A task that never reported its work is judged by its time running
+// over its job's estimate.
+TEST(EngineActionsTest, PreemptionVictimsCarryTheirSlaKeys) {
+  Service low = MakeService("low", 1000, kGi);
+  low.priority = 10;
+  Service critical = MakeService("critical", 3000, kGi);
+  critical.priority = 100;
+  Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)}, {low, critical});
+  engine.ScaleService(0, 2);
+  BatchJob job = MakeJob("etl", 2, 1000, kGi);
+  job.priority = 5;
+  const int32_t j = engine.SubmitJob(job, 7200);
+  engine.Schedule();
+  const std::vector<Action> placed = Take(engine);
+  const std::vector<Action> starts = OfKind(placed, ActionKind::kStartTask);
+  ASSERT_EQ(starts.size(), 2U);
+  ASSERT_EQ(OfKind(placed, ActionKind::kBind).size(), 2U);
+  engine.AdvanceTo(150);
+  engine.ScaleService(1, 1);
+  engine.Schedule();
+  const std::vector<Action> actions = Take(engine);
+  const std::vector<Action> evictions = OfKind(actions, ActionKind::kEvict);
+  // 3 cores for the critical replica: both tasks (priority 5) and one low replica go.
+  ASSERT_EQ(evictions.size(), 3U);
+  for (const Action& e : evictions) EXPECT_EQ(e.reason, EvictReason::kPreemption);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(evictions[i].job, j);
+    EXPECT_EQ(evictions[i].sla.kind, OwnerKind::kTask);
+    EXPECT_EQ(evictions[i].sla.priority, 5);
+    EXPECT_DOUBLE_EQ(evictions[i].sla.loss, TaskLoss(150, 600));
+    EXPECT_EQ(evictions[i].sla.start_time, 0);
+  }
+  EXPECT_EQ(evictions[2].service, 0);
+  EXPECT_EQ(evictions[2].sla.kind, OwnerKind::kService);
+  EXPECT_EQ(evictions[2].sla.priority, 10);
+  EXPECT_DOUBLE_EQ(evictions[2].sla.loss, ReplicaLoss(2));
+  EXPECT_EQ(evictions[2].sla.start_time, 0);
+  ASSERT_EQ(OfKind(actions, ActionKind::kBind).size(), 1U);
+  EXPECT_EQ(OfKind(actions, ActionKind::kBind)[0].service, 1);
+}
+
+// A node leaving the fleet is drained lowest priority first; each eviction carries its key, the
+// task's loss from the work it last reported.
+TEST(EngineActionsTest, DrainEvictionsCarryTheirSlaKeysInDrainOrder) {
+  Service web = MakeService("web", 1000, kGi);
+  web.priority = 100;
+  Engine engine(MakePolicy("reclaim"), {}, {MakeNode("a", 8000, 16 * kGi)}, {web});
+  engine.ScaleService(0, 2);
+  engine.Schedule();
+  engine.AdvanceTo(60);
+  const int32_t j = engine.SubmitJob(MakeJob("etl", 1, 1000, kGi), 7200);
+  engine.Schedule();
+  const std::vector<Action> started = OfKind(Take(engine), ActionKind::kStartTask);
+  ASSERT_EQ(started.size(), 1U);
+  const ContainerId task = started[0].container;
+  const std::vector<ContainerId> replicas(engine.service_status(0).replicas.begin(),
+                                          engine.service_status(0).replicas.end());
+  engine.AdvanceTo(360);
+  std::vector<UsageSample> samples = {{.container = replicas[0], .usage = {500.0F, 1.0F * kGi}},
+                                      {.container = replicas[1], .usage = {500.0F, 1.0F * kGi}}};
+  engine.BeginUsageRound(samples);
+  samples.push_back(
+      {.container = task, .usage = {1000.0F, 1.0F * kGi}, .work_done_s = 240, .work_total_s = 600});
+  engine.ObserveNodeUsage(0, samples);
+  engine.EndUsageRound();
+  Take(engine);
+  engine.AddNode(MakeNode("b", 8000, 16 * kGi));
+  engine.RemoveNode(0);
+  const std::vector<Action> evictions = OfKind(Take(engine), ActionKind::kEvict);
+  ASSERT_EQ(evictions.size(), 3U);
+  for (const Action& e : evictions) EXPECT_EQ(e.reason, EvictReason::kNodeRemoved);
+  EXPECT_EQ(evictions[0].container, task);
+  EXPECT_EQ(evictions[0].job, j);
+  EXPECT_EQ(evictions[0].sla.kind, OwnerKind::kTask);
+  EXPECT_EQ(evictions[0].sla.priority, 0);
+  EXPECT_DOUBLE_EQ(evictions[0].sla.loss, TaskLoss(240, 600));
+  EXPECT_EQ(evictions[0].sla.start_time, 60);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(evictions[i].service, 0);
+    EXPECT_EQ(evictions[i].sla.kind, OwnerKind::kService);
+    EXPECT_EQ(evictions[i].sla.priority, 100);
+    EXPECT_DOUBLE_EQ(evictions[i].sla.loss, ReplicaLoss(2));
+    EXPECT_EQ(evictions[i].sla.start_time, 0);
+  }
 }
 
 }  // namespace
