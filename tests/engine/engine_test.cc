@@ -355,5 +355,24 @@ TEST(PolicyTest, UnknownPolicyNamesTheKnownOnes) {
             (std::vector<std::string>{"k8s-default", "k8s-binpack", "reclaim", "archimedes"}));
 }
 
+// What drivers read of a policy is what its strategies are, as the engine built from it runs them.
+TEST(PolicyTest, TraitsSayWhatTheStrategiesAre) {
+  const std::map<std::string, PolicyTraits> expected = {
+      {"k8s-default", {.uses_profiles = false, .batch_accounting = TaskAccounting::kAllocatable}},
+      {"k8s-binpack", {.uses_profiles = false, .batch_accounting = TaskAccounting::kAllocatable}},
+      {"reclaim", {.uses_profiles = false, .batch_accounting = TaskAccounting::kReclaimed}},
+      {"archimedes", {.uses_profiles = true, .batch_accounting = TaskAccounting::kReclaimed}}};
+  for (const std::string& name : AllPolicyNames()) {
+    const Policy policy = MakePolicy(name);
+    EXPECT_DOUBLE_EQ(policy.traits.buffer, policy.buffer) << name;
+    const Engine engine(policy, {}, {MakeNode("a", 4000, 8 * kGi)}, {});
+    EXPECT_EQ(policy.traits.batch_accounting, engine.cluster().accounting()) << name;
+    const std::string family = name.starts_with("archimedes") ? "archimedes" : name;
+    ASSERT_TRUE(expected.contains(family)) << name;
+    EXPECT_EQ(policy.traits.uses_profiles, expected.at(family).uses_profiles) << name;
+    EXPECT_EQ(policy.traits.batch_accounting, expected.at(family).batch_accounting) << name;
+  }
+}
+
 }  // namespace
 }  // namespace archimedes
