@@ -3,9 +3,17 @@
 #include <memory>
 #include <stdexcept>
 
-#include "engine/policies/policies.h"
-
 namespace archimedes {
+
+// The policies, each defined in its own file under engine/policies/.
+Policy K8sDefaultPolicy();
+Policy K8sBinpackPolicy();
+Policy ReclaimPolicy();
+Policy ArchimedesPolicy();
+Policy ArchimedesNoHealthPolicy();
+Policy ArchimedesGreedyPolicy();
+Policy ArchimedesNoBorrowPolicy();
+
 namespace {
 
 struct Registration {
@@ -13,7 +21,7 @@ struct Registration {
   bool compared;  // in the default comparison (PolicyNames)
 };
 
-// One line per policy.
+// One line per policy, beside its declaration above.
 constexpr Registration kPolicies[] = {
     {K8sDefaultPolicy, true},
     {K8sBinpackPolicy, true},

@@ -2,7 +2,8 @@
 // where batch goes, what happens under pressure, what happens on health warnings. It is a recipe:
 // the engine builds fresh strategy objects from it for each run, so running a Policy never changes
 // it and one Policy can drive any number of engines. Every policy lives in its own file under
-// engine/policies/ and is registered by one line in policy.cc.
+// engine/policies/, which defines its factory (`Policy XPolicy()`); policy.cc declares and
+// registers it, a line each. Nothing else names it.
 #ifndef ARCHIMEDES_ENGINE_POLICY_H_
 #define ARCHIMEDES_ENGINE_POLICY_H_
 
