@@ -203,6 +203,77 @@ TEST(EngineActionsTest, ALateJobIsReportedWithTheStartThePlanGivesIt) {
   EXPECT_EQ(reports[0].tasks, 2);
   EXPECT_EQ(reports[0].expected_start, 600);
   EXPECT_EQ(OfKind(actions, ActionKind::kStartTask).size(), 2U);
+  // Said before any of its tasks starts late.
+  EXPECT_EQ(actions.front().kind, ActionKind::kReportLate);
+}
+
+// Issue 15 (8d): lateness is reported whenever a plan puts a start past the tolerance, also when
+// the job is fitted into the plan between full re-plans: at once, not at its deadline.
+TEST(EngineActionsTest, AJobFittedBetweenReplansIsReportedLateAtOnce) {
+  Engine engine = PlannedEngine();
+  BatchJob fill = MakeJob("fill", 9, 1000, kGi);
+  fill.duration_estimate_s = fill.duration_s = 3600;
+  engine.SubmitJob(fill, 7200);
+  engine.Schedule();
+  Take(engine);
+  engine.AdvanceTo(10);
+  BatchJob squeezed = MakeJob("squeezed", 2, 1000, kGi);
+  squeezed.submit_time = 10;
+  squeezed.delay_tolerance_s = 100;
+  const int32_t j = engine.SubmitJob(squeezed, 7200);
+  engine.Schedule();
+  const std::vector<Action> reports = OfKind(Take(engine), ActionKind::kReportLate);
+  ASSERT_EQ(reports.size(), 1U);
+  EXPECT_EQ(reports[0].job, j);
+  EXPECT_EQ(reports[0].tasks, 2);
+  EXPECT_EQ(reports[0].expected_start, -1);
+  engine.AdvanceTo(200);
+  engine.Schedule();
+  EXPECT_TRUE(OfKind(Take(engine), ActionKind::kReportLate).empty());
+}
+
+// Between full re-plans too, a job that is late when planned is reported with the start the plan
+// gives it, before its tasks start.
+TEST(EngineActionsTest, ALateJobFittedBetweenReplansIsReportedBeforeItStarts) {
+  Engine engine = PlannedEngine();
+  engine.Schedule();
+  engine.AdvanceTo(100);
+  BatchJob restored = MakeJob("restored", 2, 1000, kGi);
+  restored.delay_tolerance_s = 60;
+  const int32_t j = engine.SubmitJob(restored, 7200);
+  engine.Schedule();
+  const std::vector<Action> actions = Take(engine);
+  ASSERT_EQ(actions.size(), 3U);
+  EXPECT_EQ(actions[0].kind, ActionKind::kReportLate);
+  EXPECT_EQ(actions[0].job, j);
+  EXPECT_EQ(actions[0].tasks, 2);
+  EXPECT_EQ(actions[0].expected_start, 100);
+  EXPECT_EQ(actions[1].kind, ActionKind::kStartTask);
+  EXPECT_EQ(actions[2].kind, ActionKind::kStartTask);
+}
+
+// A job partly placed in time is reported for its late tasks, with the start of the first of
+// them — none in sight here — not the start of those in time.
+TEST(EngineActionsTest, APartlyLateJobIsReportedForItsLateTasksOnly) {
+  Engine engine = PlannedEngine();
+  BatchJob fill = MakeJob("fill", 8, 1000, kGi);
+  fill.duration_estimate_s = fill.duration_s = 3600;
+  engine.SubmitJob(fill, 7200);
+  engine.Schedule();
+  Take(engine);
+  engine.AdvanceTo(10);
+  BatchJob three = MakeJob("three", 3, 1000, kGi);
+  three.submit_time = 10;
+  three.delay_tolerance_s = 100;
+  const int32_t j = engine.SubmitJob(three, 7200);
+  engine.Schedule();
+  const std::vector<Action> actions = Take(engine);
+  EXPECT_EQ(OfKind(actions, ActionKind::kStartTask).size(), 1U);
+  const std::vector<Action> reports = OfKind(actions, ActionKind::kReportLate);
+  ASSERT_EQ(reports.size(), 1U);
+  EXPECT_EQ(reports[0].job, j);
+  EXPECT_EQ(reports[0].tasks, 2);
+  EXPECT_EQ(reports[0].expected_start, -1);
 }
 
 // Two services alone over the CPU threshold of the only node: the SLA order gives up a replica of
