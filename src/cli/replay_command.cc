@@ -74,7 +74,7 @@ int Run(const ReplayArgs& args) {
   const ProfileSet profiles = args.profiles_path.empty()
                                   ? LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed)
                                   : ReadProfilesFile(args.profiles_path);
-  if (UsesProfiles(policy)) {
+  if (policy.traits.uses_profiles) {
     std::cerr << "archimedes replay: " << policy.name
               << " places by profiles and the server learns none from the scenario's warm-up "
                  "day: its figures can differ from simulate's\n";

@@ -18,7 +18,8 @@ namespace archimedes {
 enum class ActionKind : uint8_t {
   kBind,        // start service replica `container` on `node`
   kStartTask,   // start task `container` of job `job` on `node`
-  kEvict,       // stop `container` against its will: `reason` says why, `sla` how it was chosen
+  kEvict,       // stop `container` against its will: `reason` says why, `sla` is its key in the
+                // SLA order (sched/sla_contract.h) by which it was chosen
   kStop,        // stop `container` as planned: a scale-down, or the old half of a finished move
   kMigrate,     // make-before-break: start `container` on `node` to replace `replaced`, which
                 // serves until a kStop names it once the replacement is ready
@@ -30,11 +31,14 @@ enum class ActionKind : uint8_t {
 };
 std::string_view ActionKindName(ActionKind kind);
 
+// Each chooses its victims by the SLA order's terms (sched/sla_contract.h): preemption and a drain
+// by priority alone (lowest first, then newest for preemption), yield by the fewest tasks and least
+// progress, pressure by the whole order; the evictions carry the victims' full keys alike.
 enum class EvictReason : uint8_t {
   kPreemption,   // room for a higher-priority replica (kube-scheduler's DefaultPreemption)
   kYield,        // batch yields to bursting services (memory cannot be throttled)
   kPressure,     // the node's usage crosses its threshold; the SLA order chose the victims
-  kNodeRemoved,  // the node leaves the fleet
+  kNodeRemoved,  // the node leaves the fleet, drained lowest priority first (as the kubelet does)
 };
 std::string_view EvictReasonName(EvictReason reason);
 
@@ -57,7 +61,7 @@ struct Action {
   bool first_start = false;   // kStartTask: the task's first start (not a restart after eviction)
   EvictReason reason = EvictReason::kPressure;         // kEvict
   MigrationTrigger trigger = MigrationTrigger::kNone;  // kMigrate: why the replica moves
-  SlaKey sla;                                          // kEvict by kPressure or kYield
+  SlaKey sla;                                          // kEvict
   int replicas = 0;                                    // kScaleOut
   int tasks = 0;                                       // kReportLate
   int64_t expected_start = -1;                         // kReportLate

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "engine/explain.h"
@@ -188,6 +189,20 @@ void EngineCore::RemoveContainer(ContainerId id, bool taken_back) {
     node_freed[n] = 1;
     freed_nodes.push_back(n);
   }
+}
+
+SlaKey EngineCore::SlaKeyOf(ContainerId id) const {
+  const Container& c = state_.container(id);
+  SlaKey key{.kind = c.kind, .priority = c.priority, .start_time = c.start_time};
+  if (c.kind == OwnerKind::kService) {
+    key.loss = ReplicaLoss(service_runs_[c.owner].desired);
+  } else if (usage_round_[id] >= 0) {
+    const auto [done, total] = work_[id];
+    key.loss = TaskLoss(std::llround(done), total);
+  } else {
+    key.loss = TaskLoss(now_ - c.start_time, jobs_[c.owner].duration_estimate_s);
+  }
+  return key;
 }
 
 void EngineCore::End(ContainerId id, Ending ending, EvictReason reason, const SlaKey& sla) {

@@ -116,6 +116,10 @@ class EngineCore {
   const std::vector<std::pair<ContainerId, Usage>>& node_usage() const { return node_containers_; }
   // Seconds of work done by task `id` and of its whole run, as last reported.
   std::pair<double, int64_t> work(ContainerId id) const { return work_[id]; }
+  // Container `id`'s key in the SLA order (sched/sla_contract.h), which every eviction carries: a
+  // replica's loss is one of its service's desired replicas; a task's, the share of its work
+  // done as last reported, or before any report its time running over its job's estimate.
+  SlaKey SlaKeyOf(ContainerId id) const;
   // Per service, how many replicas may be disrupted this round (sla_contract.h).
   std::vector<int32_t>& budgets() { return budget_; }
   std::vector<Move>& moves() { return moves_; }

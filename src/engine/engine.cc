@@ -105,7 +105,8 @@ void EngineCore::RemoveNode(NodeId n) {
   std::stable_sort(residents.begin(), residents.end(), [&](ContainerId a, ContainerId b) {
     return state_.container(a).priority < state_.container(b).priority;
   });
-  for (ContainerId id : residents) End(id, Ending::kEvicted, EvictReason::kNodeRemoved);
+  for (ContainerId id : residents)
+    End(id, Ending::kEvicted, EvictReason::kNodeRemoved, SlaKeyOf(id));
   removed_[n] = 1;
 }
 

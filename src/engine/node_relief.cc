@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "engine/core.h"
 #include "sched/migration.h"
@@ -74,15 +73,10 @@ void NodeRelief::Relieve(EngineCore& core, NodeId n, bool services_too, const Su
     const Container& c = state.container(id);
     if ((c.kind == OwnerKind::kService) != services) continue;
     if (services && core.FindMove(id) != core.moves().end()) continue;
-    EvictionCandidate e{.id = id,
-                        .sla = {.kind = c.kind, .priority = c.priority, .start_time = c.start_time},
-                        .usage = RoundUsage(u)};
+    EvictionCandidate e{.id = id, .sla = core.SlaKeyOf(id), .usage = RoundUsage(u)};
     if (c.kind == OwnerKind::kService) {
-      e.sla.loss = ReplicaLoss(core.service_run(c.owner).desired);
       e.disruption_group = c.owner;
     } else {
-      const auto [done, total] = core.work(id);
-      e.sla.loss = TaskLoss(std::llround(done), total);
       e.usage[Dim::kCpu] = 0;
     }
     candidates_.push_back(e);

@@ -100,12 +100,12 @@ class PlannedBatch : public BatchPlacement {
       planner_->PlanAdditional(core.now(), pending_);
     }
     core.TimePlan(std::chrono::duration<double, std::micro>(Clock::now() - start).count(), full);
+    // Lateness is reported whenever a plan puts a start past its tolerance (issue 15), before any
+    // task starts late — also by PlanAdditional, which fits new jobs into what the plan leaves,
+    // though the next full re-plan, planning every pending job by deadline, may then find one a
+    // start in time after all.
+    ReportLate(core);
     StartPlanned(core);
-    // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
-    // still be on time in the next re-plan, which plans every pending job by deadline: only a full
-    // re-plan reports lateness ahead of time. A job whose deadline passes unstarted in between is
-    // reported then (ReportPassedDeadlines), before any of its tasks starts late.
-    if (full) ReportLate(core);
   }
 
   // Started outside the plan: counted in it, so that PlanAdditional does not give their room away.
@@ -277,7 +277,7 @@ class PlannedBatch : public BatchPlacement {
   void ReportLate(EngineCore& core) {
     const std::span<const int32_t> late = planner_->late_jobs();
     if (late.empty()) return;
-    const std::span<const int64_t> expected = ExpectedStarts();
+    const std::span<const int64_t> expected = ExpectedStarts(/*late_only=*/true);
     for (int32_t p : late) {
       const int32_t j = pending_owner_[p];
       JobRun& run = core.job_run(j);
@@ -288,10 +288,12 @@ class PlannedBatch : public BatchPlacement {
     }
   }
 
-  // Per job of the last planner call, the earliest start the plan gives it (-1: none).
-  std::span<const int64_t> ExpectedStarts() {
+  // Per job of the last planner call, the earliest start the plan gives its tasks, or only its
+  // late ones (-1: none).
+  std::span<const int64_t> ExpectedStarts(bool late_only) {
     expected_start_.assign(pending_owner_.size(), -1);
     for (const TaskPlacement& p : planner_->placements()) {
+      if (late_only && !p.late) continue;
       int64_t& first = expected_start_[p.job];
       if (first < 0 || p.start_time < first) first = p.start_time;
     }
@@ -318,7 +320,7 @@ class PlannedBatch : public BatchPlacement {
       if (run.reported_late || run.pending == 0) continue;
       run.reported_late = true;
       if (!expected_known) {
-        ExpectedStarts();
+        ExpectedStarts(/*late_only=*/false);
         expected_known = true;
       }
       const auto p = std::find(pending_owner_.begin(), pending_owner_.end(), j);

@@ -1,10 +1,19 @@
 #include "engine/policy.h"
 
+#include <memory>
 #include <stdexcept>
 
-#include "engine/policies/policies.h"
-
 namespace archimedes {
+
+// The policies, each defined in its own file under engine/policies/.
+Policy K8sDefaultPolicy();
+Policy K8sBinpackPolicy();
+Policy ReclaimPolicy();
+Policy ArchimedesPolicy();
+Policy ArchimedesNoHealthPolicy();
+Policy ArchimedesGreedyPolicy();
+Policy ArchimedesNoBorrowPolicy();
+
 namespace {
 
 struct Registration {
@@ -12,7 +21,7 @@ struct Registration {
   bool compared;  // in the default comparison (PolicyNames)
 };
 
-// One line per policy.
+// One line per policy, beside its declaration above.
 constexpr Registration kPolicies[] = {
     {K8sDefaultPolicy, true},
     {K8sBinpackPolicy, true},
@@ -22,6 +31,15 @@ constexpr Registration kPolicies[] = {
     {ArchimedesGreedyPolicy, false},
     {ArchimedesNoBorrowPolicy, false},
 };
+
+// The strategies say what they are whatever the seed: built once, with any.
+PolicyTraits TraitsOf(const Policy& policy) {
+  const std::unique_ptr<ServicePlacement> services = policy.services(0);
+  const std::unique_ptr<BatchPlacement> batch = policy.batch(0);
+  return PolicyTraits{.buffer = policy.buffer,
+                      .uses_profiles = services->uses_profiles() || batch->uses_profiles(),
+                      .batch_accounting = batch->accounting()};
+}
 
 }  // namespace
 
@@ -39,13 +57,12 @@ std::vector<std::string> AllPolicyNames() {
   return names;
 }
 
-bool UsesProfiles(const Policy& policy) {
-  return policy.services(0)->uses_profiles() || policy.batch(0)->uses_profiles();
-}
-
 Policy MakePolicy(std::string_view name) {
   for (const Registration& r : kPolicies) {
-    if (Policy policy = r.make(); policy.name == name) return policy;
+    if (Policy policy = r.make(); policy.name == name) {
+      policy.traits = TraitsOf(policy);
+      return policy;
+    }
   }
   std::string known;
   for (const std::string& n : AllPolicyNames()) known += (known.empty() ? "" : ", ") + n;

@@ -2,7 +2,8 @@
 // where batch goes, what happens under pressure, what happens on health warnings. It is a recipe:
 // the engine builds fresh strategy objects from it for each run, so running a Policy never changes
 // it and one Policy can drive any number of engines. Every policy lives in its own file under
-// engine/policies/ and is registered by one line in policy.cc.
+// engine/policies/, which defines its factory (`Policy XPolicy()`); policy.cc declares and
+// registers it, a line each. Nothing else names it.
 #ifndef ARCHIMEDES_ENGINE_POLICY_H_
 #define ARCHIMEDES_ENGINE_POLICY_H_
 
@@ -20,6 +21,18 @@
 
 namespace archimedes {
 
+// What a driver may know of a policy: all it reads of one, so that no driver builds or inspects
+// the strategies. Computed once, by MakePolicy.
+struct PolicyTraits {
+  double buffer = 0.10;  // Policy::buffer
+  // The strategies place by profiles: the driver gives the engine some (EngineOptions::profiles),
+  // or they predict every application by its requests.
+  bool uses_profiles = false;
+  // How batch tasks count against a node: a driver that keeps its own view of the engine's fleet
+  // (replay/remote_engine.h) counts them alike.
+  TaskAccounting batch_accounting = TaskAccounting::kAllocatable;
+};
+
 struct Policy {
   std::string name;
   std::string description;
@@ -32,6 +45,8 @@ struct Policy {
   std::function<std::unique_ptr<PressureResponse>()> pressure;
   // Null: warnings are not acted on.
   std::function<std::unique_ptr<HealthResponse>()> health;
+  // Set by MakePolicy from the above; the engine reads the recipe, drivers only this.
+  PolicyTraits traits;
 };
 
 // The policies of the default comparison (DESIGN §6), in the order reports list them.
@@ -41,12 +56,9 @@ std::vector<std::string> PolicyNames();
 // archimedes off, for measuring what it changes.
 std::vector<std::string> AllPolicyNames();
 
-// Throws std::invalid_argument naming the unknown policy and the known ones.
+// The policy with its traits. Throws std::invalid_argument naming the unknown policy and the
+// known ones.
 Policy MakePolicy(std::string_view name);
-
-// Whether the policy's strategies place by profiles: its driver must then give the engine some
-// (EngineOptions::profiles), or they predict every application by its requests.
-bool UsesProfiles(const Policy& policy);
 
 }  // namespace archimedes
 

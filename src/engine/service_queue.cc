@@ -17,7 +17,7 @@ bool Preempt(EngineCore& core, const PodRequest& pod) {
   const Preemption preemption = FindPreemption(core.state(), pod);
   if (preemption.node < 0) return false;
   for (ContainerId id : preemption.victims) {
-    core.End(id, EngineCore::Ending::kEvicted, EvictReason::kPreemption);
+    core.End(id, EngineCore::Ending::kEvicted, EvictReason::kPreemption, core.SlaKeyOf(id));
   }
   return true;
 }

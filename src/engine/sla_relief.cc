@@ -59,13 +59,7 @@ class SlaRelief : public PressureResponse {
     if (decision.evict.empty()) return decision.throttle;
     for (int32_t t : decision.evict) {
       const ContainerId id = yielding_ids_[t];
-      const Container& c = state.container(id);
-      const auto [done, total] = core.work(id);
-      core.End(id, EngineCore::Ending::kEvicted, EvictReason::kYield,
-               {.kind = OwnerKind::kTask,
-                .priority = c.priority,
-                .loss = TaskLoss(std::llround(done), total),
-                .start_time = c.start_time});
+      core.End(id, EngineCore::Ending::kEvicted, EvictReason::kYield, core.SlaKeyOf(id));
     }
     std::erase_if(core.node_usage(), [&](const auto& entry) { return !state.alive(entry.first); });
     return decision.throttle;

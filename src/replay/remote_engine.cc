@@ -38,10 +38,6 @@ int32_t JobId(const std::string& name) {
   return std::stoi(name.substr(sizeof(kJobPrefix) - 1));
 }
 
-TaskAccounting AccountingOf(const Policy& policy, uint64_t seed) {
-  return policy.batch(seed)->accounting();
-}
-
 }  // namespace
 
 RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const Scenario& scenario,
@@ -49,7 +45,7 @@ RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const S
     : client_(std::make_unique<httplib::Client>(url)),
       url_(url),
       workload_(scenario.workload),
-      state_({}, AccountingOf(policy, options.seed)) {
+      state_({}, policy.traits.batch_accounting) {
   if (!client_->is_valid()) throw ReplayError("--server \"" + url + "\" is not an http:// URL");
   client_->set_read_timeout(300, 0);
   client_->set_keep_alive(true);

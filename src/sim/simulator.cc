@@ -120,7 +120,7 @@ Simulation::Simulation(const Scenario& scenario, const Policy& policy, const Sim
     series_ = std::make_unique<SeriesRecorder>(
         scenario, options.profiles, options.warmup_s, options.tick_s, options.metrics_interval_s,
         std::array<double, kNumDims>{options.cpu_hot_threshold, options.memory_hot_threshold},
-        policy.buffer);
+        policy.traits.buffer);
   }
   for (NodeId n = 0; n < engine_.cluster().num_nodes(); ++n) {
     const Node& node = engine_.cluster().node(n);
@@ -567,7 +567,7 @@ EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
   // recording of that day gives the same history), unless the caller brings its own.
   if (options.profiles != nullptr) {
     engine.profiles = *options.profiles;
-  } else if (UsesProfiles(policy)) {
+  } else if (policy.traits.uses_profiles) {
     engine.profiles = LearnWarmupProfiles(scenario.workload, options.warmup_s, options.seed);
   }
   return engine;

@@ -11,55 +11,18 @@
 #include <vector>
 
 #include "engine/policy.h"
+#include "support/engine_events.h"
 
 namespace archimedes {
 namespace {
 
-constexpr int64_t kGi = int64_t{1} << 30;
-
-Node MakeNode(const std::string& name, int64_t cpu, int64_t memory) {
-  Node n{.name = name, .capacity = Resources::Of(cpu, memory)};
-  n.allocatable = n.capacity;
-  n.zone = "z";
-  n.pod = "p-" + name;
-  return n;
-}
-
-Service MakeService(const std::string& name, int64_t cpu, int64_t memory) {
-  Service s{.name = name, .requests = Resources::Of(cpu, memory)};
-  s.limits = s.requests;
-  s.startup_s = 0;
-  return s;
-}
-
-BatchJob MakeJob(const std::string& name, int tasks, int64_t cpu, int64_t memory) {
-  return BatchJob{.name = name,
-                  .tasks = tasks,
-                  .task_requests = Resources::Of(cpu, memory),
-                  .duration_estimate_s = 600,
-                  .duration_s = 600,
-                  .delay_tolerance_s = 300};
-}
-
-std::vector<Action> Take(Engine& engine) {
-  std::vector<Action> taken(engine.actions().begin(), engine.actions().end());
-  engine.ClearActions();
-  return taken;
-}
-
-std::vector<Node> Nodes(int count, int64_t cpu, int64_t memory) {
-  std::vector<Node> nodes;
-  nodes.reserve(count);
-  for (int i = 0; i < count; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), cpu, memory));
-  return nodes;
-}
-
-std::vector<Action> OfKind(const std::vector<Action>& actions, ActionKind kind) {
-  std::vector<Action> out;
-  std::copy_if(actions.begin(), actions.end(), std::back_inserter(out),
-               [kind](const Action& a) { return a.kind == kind; });
-  return out;
-}
+using testing::kGi;
+using testing::MakeJob;
+using testing::MakeNode;
+using testing::MakeService;
+using testing::Nodes;
+using testing::OfKind;
+using testing::Take;
 
 TEST(EngineTest, BindsTheReplicasOfAScaledServiceAndReportsThem) {
   Engine engine(MakePolicy("k8s-default"), {},
@@ -390,6 +353,25 @@ TEST(PolicyTest, UnknownPolicyNamesTheKnownOnes) {
   }
   EXPECT_EQ(PolicyNames(),
             (std::vector<std::string>{"k8s-default", "k8s-binpack", "reclaim", "archimedes"}));
+}
+
+// What drivers read of a policy is what its strategies are, as the engine built from it runs them.
+TEST(PolicyTest, TraitsSayWhatTheStrategiesAre) {
+  const std::map<std::string, PolicyTraits> expected = {
+      {"k8s-default", {.uses_profiles = false, .batch_accounting = TaskAccounting::kAllocatable}},
+      {"k8s-binpack", {.uses_profiles = false, .batch_accounting = TaskAccounting::kAllocatable}},
+      {"reclaim", {.uses_profiles = false, .batch_accounting = TaskAccounting::kReclaimed}},
+      {"archimedes", {.uses_profiles = true, .batch_accounting = TaskAccounting::kReclaimed}}};
+  for (const std::string& name : AllPolicyNames()) {
+    const Policy policy = MakePolicy(name);
+    EXPECT_DOUBLE_EQ(policy.traits.buffer, policy.buffer) << name;
+    const Engine engine(policy, {}, {MakeNode("a", 4000, 8 * kGi)}, {});
+    EXPECT_EQ(policy.traits.batch_accounting, engine.cluster().accounting()) << name;
+    const std::string family = name.starts_with("archimedes") ? "archimedes" : name;
+    ASSERT_TRUE(expected.contains(family)) << name;
+    EXPECT_EQ(policy.traits.uses_profiles, expected.at(family).uses_profiles) << name;
+    EXPECT_EQ(policy.traits.batch_accounting, expected.at(family).batch_accounting) << name;
+  }
 }
 
 }  // namespace

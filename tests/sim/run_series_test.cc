@@ -59,7 +59,7 @@ TEST_P(RunSeriesTest, SeriesAgreeWithTheMetricsOfTheSameRun) {
   EXPECT_DOUBLE_EQ(Percentile(shares, 0.5), m.wait_tolerance_share_p50);
   EXPECT_DOUBLE_EQ(Percentile(shares, 0.99), m.wait_tolerance_share_p99);
   EXPECT_EQ(series.end_s, scenario.duration_s);
-  EXPECT_DOUBLE_EQ(series.burst_buffer, MakePolicy(GetParam()).buffer);
+  EXPECT_DOUBLE_EQ(series.burst_buffer, MakePolicy(GetParam()).traits.buffer);
 }
 
 TEST_P(RunSeriesTest, NodesSampledForTheHeatMapAndTheBusiest) {

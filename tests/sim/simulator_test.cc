@@ -408,11 +408,14 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
   }
 }
 
-// The planner reports a job late ahead of its deadline; such a report is rarely wrong, that is,
-// rarely followed by every task of the job starting within its tolerance after all. Some are:
-// the plan counts running tasks until their estimated end, and estimates run up to twice the
-// actual duration, so room frees earlier than planned. And no job starts late unreported.
-TEST(SimulatorTest, JobsReportedLateRarelyStartInTimeAfterAll) {
+// The planner reports a job late ahead of its deadline, whenever a plan puts a start past its
+// tolerance (issue 15); most such reports are right, that is, followed by some task of the job
+// starting late. Some are not: the plan counts running tasks until their estimated end, and
+// estimates run up to twice the actual duration, so room frees earlier than planned; and a job
+// fitted between full re-plans is reported before the next re-plan, which orders every pending job
+// by deadline, may find it a start in time (86 of 367 reported jobs here started every task in
+// time, against 37 of 315 when only full re-plans reported). No job starts late unreported.
+TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
   GeneratorParams p;
   p.nodes = 30;
   p.days = 1;
@@ -445,7 +448,7 @@ TEST(SimulatorTest, JobsReportedLateRarelyStartInTimeAfterAll) {
     wrong += static_cast<int>(started_in_time[j].size()) == scenario.workload.jobs[j].tasks;
   }
   ASSERT_GT(reported.size(), 20u) << "the stream should overload the fleet";
-  EXPECT_LE(wrong * 5, static_cast<int>(reported.size()))
+  EXPECT_LE(wrong * 3, static_cast<int>(reported.size()))
       << wrong << " of " << reported.size() << " reported jobs started in time";
   ASSERT_FALSE(started_late.empty());
   for (int32_t j : started_late) EXPECT_TRUE(reported.count(j)) << "job " << j;

@@ -1,4 +1,4 @@
-#include "engine/policies/policies.h"
+#include "engine/policy.h"
 
 namespace archimedes {
 
