@@ -100,6 +100,7 @@ class PlannedBatch : public BatchPlacement {
       planner_->PlanAdditional(core.now(), pending_);
     }
     core.TimePlan(std::chrono::duration<double, std::micro>(Clock::now() - start).count(), full);
+    KeepPlan(core, full);
     StartPlanned(core);
     // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
     // still be on time in the next re-plan, which plans every pending job by deadline: only a full
@@ -107,6 +108,8 @@ class PlannedBatch : public BatchPlacement {
     // reported then (ReportPassedDeadlines), before any of its tasks starts late.
     if (full) ReportLate(core);
   }
+
+  std::span<const PlannedTask> plan() const override { return plan_; }
 
   // Started outside the plan: counted in it, so that PlanAdditional does not give their room away.
   void StartedGreedily(EngineCore& core, const BatchJob& job,
@@ -260,6 +263,21 @@ class PlannedBatch : public BatchPlacement {
     }
   }
 
+  // The places of the tasks that do not start now: a full re-plan replaces them all, a
+  // PlanAdditional adds those of the jobs it planned.
+  void KeepPlan(const EngineCore& core, bool full) {
+    if (full) plan_.clear();
+    for (const TaskPlacement& p : planner_->placements()) {
+      if (p.start_time <= core.now()) continue;
+      const int32_t j = pending_owner_[p.job];
+      plan_.push_back(PlannedTask{.job = j,
+                                  .node = p.node,
+                                  .start = p.start_time,
+                                  .end = p.start_time + core.job(j).duration_estimate_s,
+                                  .late = p.late});
+    }
+  }
+
   // Gang jobs are planned at one start bin or not at all, so their tasks start here all together.
   void StartPlanned(EngineCore& core) {
     const std::span<const TaskPlacement> starts = planner_->start_now();
@@ -340,6 +358,7 @@ class PlannedBatch : public BatchPlacement {
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> pending_;
   std::vector<int32_t> pending_owner_;   // job of each pending_ entry
+  std::vector<PlannedTask> plan_;        // in planning order
   std::vector<int64_t> expected_start_;  // per job of the last planner call
   // (deadline, job) of the jobs watched (Watch), earliest first.
   std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>,
