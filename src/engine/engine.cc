@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "engine/core.h"
-#include "engine/sla_ledger.h"
 #include "engine/service_queue.h"
+#include "engine/sla_ledger.h"
 
 namespace archimedes {
 

@@ -38,8 +38,8 @@
 
 #include "engine/action.h"
 #include "engine/planned_task.h"
-#include "engine/sla_record.h"
 #include "engine/policy.h"
+#include "engine/sla_record.h"
 #include "model/cluster_state.h"
 #include "model/node.h"
 #include "model/workload.h"

@@ -100,6 +100,7 @@ class PlannedBatch : public BatchPlacement {
       planner_->PlanAdditional(core.now(), pending_);
     }
     core.TimePlan(std::chrono::duration<double, std::micro>(Clock::now() - start).count(), full);
+    placed_owner_.assign(pending_owner_.begin(), pending_owner_.end());
     KeepPlan(core, full);
     StartPlanned(core);
     // PlanAdditional fits new jobs into what the plan leaves, so a job it cannot fit on time may
@@ -308,7 +309,7 @@ class PlannedBatch : public BatchPlacement {
 
   // Per job of the last planner call, the earliest start the plan gives it (-1: none).
   std::span<const int64_t> ExpectedStarts() {
-    expected_start_.assign(pending_owner_.size(), -1);
+    expected_start_.assign(placed_owner_.size(), -1);
     for (const TaskPlacement& p : planner_->placements()) {
       int64_t& first = expected_start_[p.job];
       if (first < 0 || p.start_time < first) first = p.start_time;
@@ -339,9 +340,9 @@ class PlannedBatch : public BatchPlacement {
         ExpectedStarts();
         expected_known = true;
       }
-      const auto p = std::find(pending_owner_.begin(), pending_owner_.end(), j);
+      const auto p = std::find(placed_owner_.begin(), placed_owner_.end(), j);
       core.ReportLate(j, run.pending,
-                      p == pending_owner_.end() ? -1 : expected_start_[p - pending_owner_.begin()]);
+                      p == placed_owner_.end() ? -1 : expected_start_[p - placed_owner_.begin()]);
     }
   }
 
@@ -357,7 +358,10 @@ class PlannedBatch : public BatchPlacement {
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage this round
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> pending_;
-  std::vector<int32_t> pending_owner_;   // job of each pending_ entry
+  std::vector<int32_t> pending_owner_;  // job of each pending_ entry
+  // Job of each entry the planner's placements index: pending_owner_ as of the last planner call
+  // (a cycle with nothing to plan collects anew without calling it).
+  std::vector<int32_t> placed_owner_;
   std::vector<PlannedTask> plan_;        // in planning order
   std::vector<int64_t> expected_start_;  // per job of the last planner call
   // (deadline, job) of the jobs watched (Watch), earliest first.

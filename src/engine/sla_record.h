@@ -31,7 +31,7 @@ struct SlaBreach {
 struct SlaRecord {
   double target = 0;
   double achieved = 0;
-  bool honoured = true;  // services: achieved ≥ target; jobs: no breach
+  bool honoured = true;             // services: achieved ≥ target; jobs: no breach
   std::vector<SlaBreach> breaches;  // earliest first, at most kMaxSlaBreaches
 };
 

@@ -935,8 +935,8 @@ nlohmann::json ControlPlane::GetService(const std::string& name) const {
 }
 
 nlohmann::json ControlPlane::ListJobs(const std::string& phase) const {
-  static const std::vector<std::string> kPhases = {"Queued",    "Planned", "Running",
-                                                   "Late",      "Succeeded", "Failed"};
+  static const std::vector<std::string> kPhases = {"Queued", "Planned",   "Running",
+                                                   "Late",   "Succeeded", "Failed"};
   if (!phase.empty() && std::find(kPhases.begin(), kPhases.end(), phase) == kPhases.end()) {
     throw BadRequest("phase \"" + phase +
                          "\" is not one of Queued, Planned, Running, Late, Succeeded, "
@@ -955,9 +955,8 @@ nlohmann::json ControlPlane::ListJobs(const std::string& phase) const {
 nlohmann::json ControlPlane::Plan(const std::string& node) const {
   const NodeId only = node.empty() ? -1 : FindNode(node).id;
   std::vector<PlannedTask> plan = engine_.plan();
-  std::stable_sort(plan.begin(), plan.end(), [](const PlannedTask& a, const PlannedTask& b) {
-    return a.start < b.start;
-  });
+  std::stable_sort(plan.begin(), plan.end(),
+                   [](const PlannedTask& a, const PlannedTask& b) { return a.start < b.start; });
   nlohmann::json items = nlohmann::json::array();
   for (const PlannedTask& p : plan) {
     if (only >= 0 && p.node != only) continue;
@@ -982,14 +981,14 @@ nlohmann::json ControlPlane::Sla(const std::string& kind) const {
   if (kind != "job") {
     for (const auto& [name, record] : services_) {
       const SlaRecord sla = engine_.service_sla(record.id);
-      items.push_back({{"kind", "Service"},
-                       {"name", name},
-                       {"target",
-                        {{"availability", sla.target},
-                         {"minAvailable", record.spec.sla.min_available}}},
-                       {"achieved", {{"availability", sla.achieved}}},
-                       {"honoured", sla.honoured},
-                       {"breaches", BreachesJson(sla.breaches)}});
+      items.push_back(
+          {{"kind", "Service"},
+           {"name", name},
+           {"target",
+            {{"availability", sla.target}, {"minAvailable", record.spec.sla.min_available}}},
+           {"achieved", {{"availability", sla.achieved}}},
+           {"honoured", sla.honoured},
+           {"breaches", BreachesJson(sla.breaches)}});
     }
   }
   if (kind != "service") {
@@ -1037,7 +1036,7 @@ std::array<double, kNumDims> ControlPlane::ReportedUsage() const {
 
 std::map<std::string, int64_t> ControlPlane::JobsByPhase() const {
   std::map<std::string, int64_t> phases = {{"Queued", 0}, {"Planned", 0},   {"Running", 0},
-                                            {"Late", 0},   {"Succeeded", 0}, {"Failed", 0}};
+                                           {"Late", 0},   {"Succeeded", 0}, {"Failed", 0}};
   const std::vector<PlannedTask> plan = engine_.plan();
   for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
     ++phases[JobPhase(id, PlacesOf(plan, id))];

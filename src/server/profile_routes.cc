@@ -9,12 +9,11 @@ void AddProfileRoutes(Router& router, ApiContext& context) {
   router.Get("/v1/profiles", "/v1/profiles", [&context](const httplib::Request&) {
     return Reply{200, context.Read([](const ControlPlane& p) { return p.Profiles(); })};
   });
-  router.Get(R"(/v1/profiles/([^/]+))", "/v1/profiles/{app}",
-             [&context](const httplib::Request& r) {
-               return Reply{200, context.Read([&](const ControlPlane& p) {
-                              return p.Profile(PathName(r));
-                            })};
-             });
+  router.Get(
+      R"(/v1/profiles/([^/]+))", "/v1/profiles/{app}", [&context](const httplib::Request& r) {
+        return Reply{200,
+                     context.Read([&](const ControlPlane& p) { return p.Profile(PathName(r)); })};
+      });
 }
 
 }  // namespace archimedes

@@ -88,9 +88,11 @@ TEST(PlanViewTest, JobWaitingForRoomIsPlannedWithNodeAndStart) {
   EXPECT_EQ(a.body["kind"], "Plan");
   EXPECT_EQ(a.body["time"], 2);
   ASSERT_EQ(a.body["items"].size(), 1u) << a.body.dump();
-  EXPECT_EQ(a.body["items"][0],
-            (json{{"job", "job-1"}, {"node", "n1"}, {"start", start}, {"end", start + 600},
-                  {"late", false}}));
+  EXPECT_EQ(a.body["items"][0], (json{{"job", "job-1"},
+                                      {"node", "n1"},
+                                      {"start", start},
+                                      {"end", start + 600},
+                                      {"late", false}}));
   EXPECT_EQ(Call(c, "GET", "/v1/plan?node=n1").body["items"].size(), 1u);
   ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n2", NodeBody()).status, 201);
   EXPECT_TRUE(Call(c, "GET", "/v1/plan?node=n2").body["items"].empty());
@@ -119,8 +121,9 @@ TEST(PlanViewTest, PlannedJobLeavesThePlanOnceItStarts) {
   const json start = FirstAction(c, "StartTask", "transcode");
   ASSERT_EQ(start["job"], "job-0");
   const std::string task = start["container"];
-  ASSERT_EQ(Call(c, "POST", "/v1/containers/" + task + "/status", R"({"phase":"Succeeded"})").status,
-            200);
+  ASSERT_EQ(
+      Call(c, "POST", "/v1/containers/" + task + "/status", R"({"phase":"Succeeded"})").status,
+      200);
   Advance(c, "1s");
   const Answer a = Call(c, "GET", "/v1/jobs/job-1");
   EXPECT_EQ(a.body["status"]["phase"], "Running") << a.body.dump();
@@ -197,8 +200,9 @@ TEST(SlaViewTest, ReportsEveryContractWithTargetAchievedAndBreaches) {
   const double achieved = web["achieved"]["availability"];
   EXPECT_NEAR(achieved, (400.0 - 30) / 400.0, 1e-9) << web.dump();
   EXPECT_FALSE(web["honoured"]);
-  EXPECT_EQ(web["breaches"],
-            (json::array({{{"start", 100}, {"end", 130}, {"reason", "unavailable (OOM-killed)"}}})));
+  EXPECT_EQ(
+      web["breaches"],
+      (json::array({{{"start", 100}, {"end", 130}, {"reason", "unavailable (OOM-killed)"}}})));
 
   EXPECT_EQ(items[1]["kind"], "Job");
   EXPECT_EQ(items[1]["name"], "job-0");
@@ -209,7 +213,8 @@ TEST(SlaViewTest, ReportsEveryContractWithTargetAchievedAndBreaches) {
   EXPECT_EQ(job1["target"]["delayTolerance"], "1m");
   EXPECT_EQ(job1["achieved"]["longestWait"], "2m");
   EXPECT_FALSE(job1["honoured"]);
-  EXPECT_EQ(job1["breaches"], (json::array({{{"start", 120}, {"end", 120}, {"reason", "started late"}}})));
+  EXPECT_EQ(job1["breaches"],
+            (json::array({{{"start", 120}, {"end", 120}, {"reason", "started late"}}})));
 
   EXPECT_EQ(Call(c, "GET", "/v1/sla?kind=job").body["items"].size(), 2u);
   EXPECT_EQ(Call(c, "GET", "/v1/sla?kind=service").body["items"].size(), 1u);
@@ -227,7 +232,8 @@ TEST(SlaViewTest, ReportsEveryContractWithTargetAchievedAndBreaches) {
 
 void ReportUsage(httplib::Client& c, const std::string& container, const std::string& cpu) {
   const std::string body =
-      json{{"samples", {{{"container", container}, {"usage", {{"cpu", cpu}, {"memory", "512Mi"}}}}}}}
+      json{
+          {"samples", {{{"container", container}, {"usage", {{"cpu", cpu}, {"memory", "512Mi"}}}}}}}
           .dump();
   const Answer a = Call(c, "POST", "/v1/usage", body);
   ASSERT_EQ(a.status, 200) << a.body.dump();
