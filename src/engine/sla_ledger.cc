@@ -114,8 +114,10 @@ void SlaLedger::Settle(const EngineCore& core) {
     // Tasks still pending now fail in the next cycle that looks at the job: none can start after
     // the give-up time.
     const JobRun& run = core.job_run(j);
-    if (!jobs_[j].cancelled && (run.pending > 0 || run.failed > 0)) {
-      AddBreach(jobs_[j].breaches, give_up_at, give_up_at, "expired");
+    JobEntry& e = jobs_[j];
+    if (!e.cancelled && (run.pending > 0 || run.failed > 0)) {
+      AddBreach(e.breaches, give_up_at, give_up_at, "expired");
+      e.worst_wait = std::max(e.worst_wait, give_up_at - core.job(j).submit_time);
     }
   }
 }
@@ -133,15 +135,21 @@ SlaRecord SlaLedger::OfService(int32_t s, int64_t now) const {
 SlaRecord SlaLedger::OfJob(const EngineCore& core, int32_t j) const {
   const BatchJob& job = core.job(j);
   const JobRun& run = core.job_run(j);
-  const JobEntry& e = jobs_[j];
-  int64_t achieved = e.worst_wait;
-  if (run.pending > 0 && run.first_started < job.tasks) {
-    achieved = std::max(achieved, core.now() - job.submit_time);
+  SlaRecord r{.target = static_cast<double>(job.delay_tolerance_s),
+              .achieved = static_cast<double>(jobs_[j].worst_wait),
+              .breaches = jobs_[j].breaches};
+  // Tasks still waiting for their first start (not given up): their wait so far counts, and past
+  // the deadline the contract is broken already, whenever they start.
+  if (run.pending > 0 && run.first_started < job.tasks && core.now() < run.give_up_at) {
+    const int64_t waited = core.now() - job.submit_time;
+    r.achieved = std::max(r.achieved, static_cast<double>(waited));
+    if (waited > job.delay_tolerance_s) {
+      AddBreach(r.breaches, job.submit_time + job.delay_tolerance_s, core.now(),
+                "waiting past its tolerance");
+    }
   }
-  return SlaRecord{.target = static_cast<double>(job.delay_tolerance_s),
-                   .achieved = static_cast<double>(achieved),
-                   .honoured = e.breaches.empty(),
-                   .breaches = e.breaches};
+  r.honoured = r.breaches.empty();
+  return r;
 }
 
 void SlaLedger::SumUpTo(ServiceEntry& e, int64_t now) {

@@ -11,7 +11,8 @@
 // Jobs: `target` is the delay tolerance in seconds; `achieved` the longest wait of a task to start
 // for the first time so far, the tasks still waiting included. Harm is an instant: "started late"
 // (a first start after submit + tolerance), "expired" (tasks given up unstarted at the give-up
-// time; a cancelled job is not harmed) or "rejected".
+// time; a cancelled job is not harmed) or "rejected"; or, while tasks still wait past the
+// deadline, the interval from it to now: "waiting past its tolerance".
 #ifndef ARCHIMEDES_ENGINE_SLA_RECORD_H_
 #define ARCHIMEDES_ENGINE_SLA_RECORD_H_
 

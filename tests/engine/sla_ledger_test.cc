@@ -99,8 +99,14 @@ TEST(SlaLedgerTest, JobStartedAfterItsToleranceIsLate) {
   engine.Schedule();
   SlaRecord sla = engine.job_sla(j);
   EXPECT_DOUBLE_EQ(sla.target, 60);
-  EXPECT_DOUBLE_EQ(sla.achieved, 100);  // still waiting
-  EXPECT_TRUE(sla.breaches.empty());
+  EXPECT_DOUBLE_EQ(sla.achieved, 100);  // still waiting, past its deadline at 60
+  EXPECT_FALSE(sla.honoured);
+  ASSERT_EQ(sla.breaches.size(), 1U);
+  EXPECT_EQ(sla.breaches[0].start, 60);
+  EXPECT_EQ(sla.breaches[0].end, 100);
+  EXPECT_EQ(sla.breaches[0].reason, "waiting past its tolerance");
+  engine.AdvanceTo(110);
+  EXPECT_EQ(engine.job_sla(j).breaches[0].end, 110);
   engine.AddNode(MakeNode("big", 4000, 8 * kGi));
   engine.AdvanceTo(120);
   engine.Schedule();
@@ -128,6 +134,7 @@ TEST(SlaLedgerTest, JobGivenUpExpiresButACancelledOneDoesNot) {
   EXPECT_EQ(expired.breaches[0].start, 300);
   EXPECT_EQ(expired.breaches[0].reason, "expired");
   EXPECT_FALSE(expired.honoured);
+  EXPECT_DOUBLE_EQ(expired.achieved, 300);  // its tasks waited until they were given up
   EXPECT_TRUE(engine.job_sla(cancelled).breaches.empty());
   EXPECT_TRUE(engine.job_sla(on_time).honoured);
   EXPECT_DOUBLE_EQ(engine.job_sla(on_time).achieved, 0);
