@@ -432,22 +432,41 @@ void Engine::NoteActions() {
   sla_->Settle(*core_);
 }
 
-std::vector<PlannedTask> Engine::plan() const {
-  const std::span<const PlannedTask> held = core_->batch_placement().plan();
-  std::vector<PlannedTask> plan(held.begin(), held.end());
+namespace {
+
+// Keeps, of `plan` (sorted by job, start, node), at most as many places per job as it has tasks
+// pending: tasks that started outside the plan since (freed capacity), or were given up, hold none.
+void KeepPending(const EngineCore& core, std::vector<PlannedTask>& plan) {
   std::sort(plan.begin(), plan.end(), [](const PlannedTask& a, const PlannedTask& b) {
     return std::tie(a.job, a.start, a.node) < std::tie(b.job, b.start, b.node);
   });
-  // Tasks that started outside the plan since (freed capacity), or were given up, hold no place.
   size_t kept = 0;
   for (size_t i = 0; i < plan.size();) {
     const int32_t j = plan[i].job;
-    const int pending = core_->job_run(j).pending;
+    const int pending = core.job_run(j).pending;
     for (int taken = 0; i < plan.size() && plan[i].job == j; ++i, ++taken) {
       if (taken < pending) plan[kept++] = plan[i];
     }
   }
   plan.resize(kept);
+}
+
+}  // namespace
+
+std::vector<PlannedTask> Engine::plan() const {
+  const std::span<const PlannedTask> held = core_->batch_placement().plan();
+  std::vector<PlannedTask> plan(held.begin(), held.end());
+  KeepPending(*core_, plan);
+  return plan;
+}
+
+std::vector<PlannedTask> Engine::plan_of(int32_t job) const {
+  core_->job_status(job);  // checks the id
+  std::vector<PlannedTask> plan;
+  for (const PlannedTask& p : core_->batch_placement().plan()) {
+    if (p.job == job) plan.push_back(p);
+  }
+  KeepPending(*core_, plan);
   return plan;
 }
 

@@ -171,6 +171,9 @@ class Engine {
   // (never more than the job has pending), by job, then start, then node. Empty under a policy
   // whose batch placement does not plan (engine/batch_placement.h).
   std::vector<PlannedTask> plan() const;
+  // The places of job `job` alone, as plan() has them; O(plan size). Throws
+  // std::invalid_argument for an id the engine never gave.
+  std::vector<PlannedTask> plan_of(int32_t job) const;
   // What the engine has seen of the SLA contract of service `service` (deleted ones too: up to
   // their deletion) and of job `job` so far (engine/sla_record.h). Throw std::invalid_argument for
   // an id the engine never gave.

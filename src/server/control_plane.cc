@@ -847,9 +847,7 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
             {"replicas", std::move(replicas)}}}};
 }
 
-std::string ControlPlane::JobPhase(int32_t id) const {
-  return JobPhase(id, PlacesOf(engine_.plan(), id));
-}
+std::string ControlPlane::JobPhase(int32_t id) const { return JobPhase(id, engine_.plan_of(id)); }
 
 std::string ControlPlane::JobPhase(int32_t id, std::span<const PlannedTask> places) const {
   const JobRecord& r = jobs_[id];
@@ -864,9 +862,7 @@ std::string ControlPlane::JobPhase(int32_t id, std::span<const PlannedTask> plac
   return "Failed";
 }
 
-nlohmann::json ControlPlane::JobJson(int32_t id) const {
-  return JobJson(id, PlacesOf(engine_.plan(), id));
-}
+nlohmann::json ControlPlane::JobJson(int32_t id) const { return JobJson(id, engine_.plan_of(id)); }
 
 nlohmann::json ControlPlane::JobJson(int32_t id, std::span<const PlannedTask> places) const {
   const JobRecord& r = jobs_[id];

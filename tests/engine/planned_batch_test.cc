@@ -2,6 +2,7 @@
 // (Engine::plan()) and the lateness it reports.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ TEST_F(PlannedBatchTest, TasksWaitingForRoomArePlannedAfterTheRunAheadOfThem) {
     EXPECT_EQ(p.end, 1200);
     EXPECT_FALSE(p.late);
   }
+  EXPECT_EQ(engine_.plan_of(next).size(), 2U);
+  EXPECT_TRUE(engine_.plan_of(0).empty());  // "first" runs
+  EXPECT_THROW(engine_.plan_of(next + 1), std::invalid_argument);
 }
 
 // A deadline that passes in a cycle with nothing new to plan is reported with what the last
