@@ -10,6 +10,7 @@
 #include <span>
 
 #include "engine/action.h"
+#include "engine/planned_task.h"
 #include "model/cluster_state.h"
 #include "model/resources.h"
 #include "model/workload.h"
@@ -61,6 +62,10 @@ class BatchPlacement {
   virtual void EndUsageRound() {}
   // How batch is capped on node `n`, before any yielding.
   virtual BatchLimits Limits(const EngineCore& core, NodeId n) const = 0;
+  // The places the plan holds for tasks not started yet, as of the last cycle, in planning order;
+  // a job may have more than it has pending tasks (some started elsewhere since). Empty for a
+  // strategy that does not plan.
+  virtual std::span<const PlannedTask> plan() const { return {}; }
 };
 
 // Tasks as ordinary pods (Kubernetes): by requests, against allocatable, first come first served,

@@ -1,11 +1,14 @@
 #include "engine/engine.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "engine/core.h"
 #include "engine/service_queue.h"
+#include "engine/sla_ledger.h"
 
 namespace archimedes {
 
@@ -302,37 +305,99 @@ JobStatus EngineCore::job_status(int32_t j) const {
 Engine::Engine(const Policy& policy, EngineOptions options, std::vector<Node> nodes,
                std::vector<Service> services)
     : core_(std::make_unique<EngineCore>(policy, std::move(options), std::move(nodes),
-                                         std::move(services))) {}
+                                         std::move(services))),
+      sla_(std::make_unique<SlaLedger>()) {
+  for (int32_t s = 0; s < core_->num_services(); ++s) sla_->ServiceAdded(*core_, s);
+}
 
 Engine::~Engine() = default;
 
-void Engine::AdvanceTo(int64_t now) { core_->AdvanceTo(now); }
-void Engine::Schedule() { core_->Schedule(); }
+void Engine::AdvanceTo(int64_t now) {
+  core_->AdvanceTo(now);
+  NoteActions();
+}
+void Engine::Schedule() {
+  core_->Schedule();
+  NoteActions();
+}
 NodeId Engine::AddNode(const Node& node) { return core_->AddNode(node); }
-void Engine::FailNode(NodeId n) { core_->FailNode(n); }
+void Engine::FailNode(NodeId n) {
+  if (n >= 0 && n < core_->state().num_nodes()) {
+    for (ContainerId id : core_->state().containers_on(n)) sla_->Lost(*core_, id, "node failed");
+  }
+  core_->FailNode(n);
+  NoteActions();
+}
 void Engine::RecoverNode(NodeId n) { core_->RecoverNode(n); }
-void Engine::RemoveNode(NodeId n) { core_->RemoveNode(n); }
+void Engine::RemoveNode(NodeId n) {
+  core_->RemoveNode(n);
+  NoteActions();
+}
 void Engine::SetNodeLabels(NodeId n, std::map<std::string, std::string> labels) {
   core_->SetNodeLabels(n, std::move(labels));
 }
-int32_t Engine::CreateService(const Service& service) { return core_->CreateService(service); }
-void Engine::ScaleService(int32_t service, int replicas) { core_->ScaleService(service, replicas); }
-void Engine::DeleteService(int32_t service) { core_->DeleteService(service); }
-int32_t Engine::SubmitJob(const BatchJob& job, int64_t give_up_at) {
-  return core_->SubmitJob(job, give_up_at);
+int32_t Engine::CreateService(const Service& service) {
+  const int32_t s = core_->CreateService(service);
+  sla_->ServiceAdded(*core_, s);
+  return s;
 }
-void Engine::CancelJob(int32_t job) { core_->CancelJob(job); }
-void Engine::ContainerStarted(ContainerId id) { core_->ContainerStarted(id); }
-void Engine::ContainerFinished(ContainerId id) { core_->ContainerFinished(id); }
-void Engine::ContainerFailed(ContainerId id) { core_->ContainerLost(id); }
-void Engine::ContainerOomKilled(ContainerId id) { core_->ContainerLost(id); }
-void Engine::BeginUsageRound(std::span<const UsageSample> fleet) { core_->BeginUsageRound(fleet); }
+void Engine::ScaleService(int32_t service, int replicas) {
+  core_->ScaleService(service, replicas);
+  sla_->Scaled(service, replicas, core_->now());
+  NoteActions();
+}
+void Engine::DeleteService(int32_t service) {
+  core_->DeleteService(service);
+  sla_->Deleted(service, core_->now());
+  NoteActions();
+}
+int32_t Engine::SubmitJob(const BatchJob& job, int64_t give_up_at) {
+  const int32_t j = core_->SubmitJob(job, give_up_at);
+  sla_->JobSubmitted(*core_, j);
+  NoteActions();
+  return j;
+}
+void Engine::CancelJob(int32_t job) {
+  core_->CancelJob(job);
+  sla_->Cancelled(job);
+  NoteActions();
+}
+void Engine::ContainerStarted(ContainerId id) {
+  core_->ContainerStarted(id);
+  NoteActions();
+}
+void Engine::ContainerFinished(ContainerId id) {
+  core_->ContainerFinished(id);
+  NoteActions();
+}
+void Engine::ContainerFailed(ContainerId id) {
+  if (core_->state().alive(id)) sla_->Lost(*core_, id, "failed");
+  core_->ContainerLost(id);
+  NoteActions();
+}
+void Engine::ContainerOomKilled(ContainerId id) {
+  if (core_->state().alive(id)) sla_->Lost(*core_, id, "OOM-killed");
+  core_->ContainerLost(id);
+  NoteActions();
+}
+void Engine::BeginUsageRound(std::span<const UsageSample> fleet) {
+  core_->BeginUsageRound(fleet);
+  NoteActions();
+}
 void Engine::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) {
   core_->ObserveNodeUsage(n, samples);
+  NoteActions();
 }
-void Engine::EndUsageRound() { core_->EndUsageRound(); }
+void Engine::EndUsageRound() {
+  core_->EndUsageRound();
+  NoteActions();
+}
 std::span<const Action> Engine::actions() const { return core_->actions(); }
-void Engine::ClearActions() { core_->ClearActions(); }
+void Engine::ClearActions() {
+  NoteActions();
+  core_->ClearActions();
+  noted_ = 0;
+}
 const ClusterState& Engine::cluster() const { return core_->state(); }
 int64_t Engine::now() const { return core_->now(); }
 ServiceStatus Engine::service_status(int32_t service) const {
@@ -347,6 +412,63 @@ std::vector<NodeExplanation> Engine::ExplainReplica(const Service& pod, int32_t 
   const int32_t owner = service >= 0 ? service : std::numeric_limits<int32_t>::max();
   return core_->service_placement().scheduler().Explain(core_->Context(),
                                                         ServicePodRequest(pod, owner));
+}
+
+SlaRecord Engine::service_sla(int32_t service) const {
+  if (service < 0 || service >= core_->num_services()) {
+    throw std::invalid_argument("no service with id " + std::to_string(service));
+  }
+  return sla_->OfService(service, core_->now());
+}
+
+SlaRecord Engine::job_sla(int32_t job) const {
+  core_->job_status(job);  // checks the id
+  return sla_->OfJob(*core_, job);
+}
+
+void Engine::NoteActions() {
+  const std::span<const Action> actions = core_->actions();
+  sla_->Saw(*core_, actions.subspan(noted_));
+  noted_ = actions.size();
+  sla_->Settle(*core_);
+}
+
+namespace {
+
+// Keeps, of `plan` (sorted by job, start, node), at most as many places per job as it has tasks
+// pending: tasks that started outside the plan since (freed capacity), or were given up, hold none.
+void KeepPending(const EngineCore& core, std::vector<PlannedTask>& plan) {
+  std::sort(plan.begin(), plan.end(), [](const PlannedTask& a, const PlannedTask& b) {
+    return std::tie(a.job, a.start, a.node) < std::tie(b.job, b.start, b.node);
+  });
+  size_t kept = 0;
+  for (size_t i = 0; i < plan.size();) {
+    const int32_t j = plan[i].job;
+    const int pending = core.job_run(j).pending;
+    for (int taken = 0; i < plan.size() && plan[i].job == j; ++i, ++taken) {
+      if (taken < pending) plan[kept++] = plan[i];
+    }
+  }
+  plan.resize(kept);
+}
+
+}  // namespace
+
+std::vector<PlannedTask> Engine::plan() const {
+  const std::span<const PlannedTask> held = core_->batch_placement().plan();
+  std::vector<PlannedTask> plan(held.begin(), held.end());
+  KeepPending(*core_, plan);
+  return plan;
+}
+
+std::vector<PlannedTask> Engine::plan_of(int32_t job) const {
+  core_->job_status(job);  // checks the id
+  std::vector<PlannedTask> plan;
+  for (const PlannedTask& p : core_->batch_placement().plan()) {
+    if (p.job == job) plan.push_back(p);
+  }
+  KeepPending(*core_, plan);
+  return plan;
 }
 
 }  // namespace archimedes

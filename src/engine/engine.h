@@ -37,7 +37,9 @@
 #include <vector>
 
 #include "engine/action.h"
+#include "engine/planned_task.h"
 #include "engine/policy.h"
+#include "engine/sla_record.h"
 #include "model/cluster_state.h"
 #include "model/node.h"
 #include "model/workload.h"
@@ -47,6 +49,7 @@
 namespace archimedes {
 
 class EngineCore;
+class SlaLedger;
 
 using Usage = std::array<float, kNumDims>;
 
@@ -164,6 +167,18 @@ class Engine {
   JobStatus job_status(int32_t job) const;
   EngineStats stats() const;
   const Policy& policy() const;
+  // The batch plan as of the last cycle: one place per pending task the planner holds one for
+  // (never more than the job has pending), by job, then start, then node. Empty under a policy
+  // whose batch placement does not plan (engine/batch_placement.h).
+  std::vector<PlannedTask> plan() const;
+  // The places of job `job` alone, as plan() has them; O(plan size). Throws
+  // std::invalid_argument for an id the engine never gave.
+  std::vector<PlannedTask> plan_of(int32_t job) const;
+  // What the engine has seen of the SLA contract of service `service` (deleted ones too: up to
+  // their deletion) and of job `job` so far (engine/sla_record.h). Throw std::invalid_argument for
+  // an id the engine never gave.
+  SlaRecord service_sla(int32_t service) const;
+  SlaRecord job_sla(int32_t job) const;
   // What the policy's service scheduler (the one --explain shows) says of every node for one
   // replica of `pod`, changing nothing: filter verdicts and score terms. `service` is the id of
   // the catalogue's service it belongs to (its profile, its replicas), or -1 for none. What the
@@ -171,7 +186,12 @@ class Engine {
   std::vector<NodeExplanation> ExplainReplica(const Service& pod, int32_t service = -1) const;
 
  private:
+  // Hands the actions taken since the last call to the SLA ledger.
+  void NoteActions();
+
   std::unique_ptr<EngineCore> core_;
+  std::unique_ptr<SlaLedger> sla_;
+  size_t noted_ = 0;  // actions the ledger has seen
 };
 
 }  // namespace archimedes

@@ -100,6 +100,8 @@ class PlannedBatch : public BatchPlacement {
       planner_->PlanAdditional(core.now(), pending_);
     }
     core.TimePlan(std::chrono::duration<double, std::micro>(Clock::now() - start).count(), full);
+    placed_owner_.assign(pending_owner_.begin(), pending_owner_.end());
+    KeepPlan(core, full);
     // Lateness is reported whenever a plan puts a start past its tolerance (issue 15), before any
     // task starts late — also by PlanAdditional, which fits new jobs into what the plan leaves,
     // though the next full re-plan, planning every pending job by deadline, may then find one a
@@ -107,6 +109,8 @@ class PlannedBatch : public BatchPlacement {
     ReportLate(core);
     StartPlanned(core);
   }
+
+  std::span<const PlannedTask> plan() const override { return plan_; }
 
   // Started outside the plan: counted in it, so that PlanAdditional does not give their room away.
   void StartedGreedily(EngineCore& core, const BatchJob& job,
@@ -260,6 +264,21 @@ class PlannedBatch : public BatchPlacement {
     }
   }
 
+  // The places of the tasks that do not start now: a full re-plan replaces them all, a
+  // PlanAdditional adds those of the jobs it planned.
+  void KeepPlan(const EngineCore& core, bool full) {
+    if (full) plan_.clear();
+    for (const TaskPlacement& p : planner_->placements()) {
+      if (p.start_time <= core.now()) continue;
+      const int32_t j = pending_owner_[p.job];
+      plan_.push_back(PlannedTask{.job = j,
+                                  .node = p.node,
+                                  .start = p.start_time,
+                                  .end = p.start_time + core.job(j).duration_estimate_s,
+                                  .late = p.late});
+    }
+  }
+
   // Gang jobs are planned at one start bin or not at all, so their tasks start here all together.
   void StartPlanned(EngineCore& core) {
     const std::span<const TaskPlacement> starts = planner_->start_now();
@@ -291,7 +310,7 @@ class PlannedBatch : public BatchPlacement {
   // Per job of the last planner call, the earliest start the plan gives its tasks, or only its
   // late ones (-1: none).
   std::span<const int64_t> ExpectedStarts(bool late_only) {
-    expected_start_.assign(pending_owner_.size(), -1);
+    expected_start_.assign(placed_owner_.size(), -1);
     for (const TaskPlacement& p : planner_->placements()) {
       if (late_only && !p.late) continue;
       int64_t& first = expected_start_[p.job];
@@ -323,9 +342,9 @@ class PlannedBatch : public BatchPlacement {
         ExpectedStarts(/*late_only=*/false);
         expected_known = true;
       }
-      const auto p = std::find(pending_owner_.begin(), pending_owner_.end(), j);
+      const auto p = std::find(placed_owner_.begin(), placed_owner_.end(), j);
       core.ReportLate(j, run.pending,
-                      p == pending_owner_.end() ? -1 : expected_start_[p - pending_owner_.begin()]);
+                      p == placed_owner_.end() ? -1 : expected_start_[p - placed_owner_.begin()]);
     }
   }
 
@@ -341,7 +360,11 @@ class PlannedBatch : public BatchPlacement {
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage this round
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> pending_;
-  std::vector<int32_t> pending_owner_;   // job of each pending_ entry
+  std::vector<int32_t> pending_owner_;  // job of each pending_ entry
+  // Job of each entry the planner's placements index: pending_owner_ as of the last planner call
+  // (a cycle with nothing to plan collects anew without calling it).
+  std::vector<int32_t> placed_owner_;
+  std::vector<PlannedTask> plan_;        // in planning order
   std::vector<int64_t> expected_start_;  // per job of the last planner call
   // (deadline, job) of the jobs watched (Watch), earliest first.
   std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>,

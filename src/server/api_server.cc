@@ -94,6 +94,9 @@ ApiServer::ApiServer(ServerConfig config)
   AddNodeRoutes(router, context_);
   AddServiceRoutes(router, context_);
   AddJobRoutes(router, context_);
+  AddPlanRoutes(router, context_);
+  AddSlaRoutes(router, context_);
+  AddProfileRoutes(router, context_);
   AddAgentRoutes(router, context_);
   AddSystemRoutes(router, context_);
   AddLeaderRoutes(router, context_);

@@ -8,6 +8,7 @@
 #include "model/quantity.h"
 #include "server/api_error.h"
 #include "server/objects.h"
+#include "trace/profile_file.h"
 
 namespace archimedes {
 namespace {
@@ -36,6 +37,23 @@ void CheckVersion(const std::optional<int64_t>& sent, int64_t current, const std
 }
 
 // The engine refuses what it cannot do with std::invalid_argument naming the input.
+// The places of job `job` in `plan` (sorted by job, as Engine::plan() gives it).
+std::span<const PlannedTask> PlacesOf(std::span<const PlannedTask> plan, int32_t job) {
+  const auto by_job = [](const PlannedTask& p, int32_t j) { return p.job < j; };
+  const auto first = std::lower_bound(plan.begin(), plan.end(), job, by_job);
+  auto last = first;
+  while (last != plan.end() && last->job == job) ++last;
+  return {first, last};
+}
+
+nlohmann::json BreachesJson(const std::vector<SlaBreach>& breaches) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SlaBreach& b : breaches) {
+    out.push_back({{"start", b.start}, {"end", b.end}, {"reason", b.reason}});
+  }
+  return out;
+}
+
 template <typename F>
 void Engine422(F call) {
   try {
@@ -48,7 +66,9 @@ void Engine422(F call) {
 }  // namespace
 
 ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
-    : engine_(policy, EngineOptions{.seed = options.seed}, {}, {}), options_(options) {}
+    : engine_(policy, EngineOptions{.seed = options.seed}, {}, {}),
+      options_(options),
+      profiler_(ProfileOptions{.seed = options.seed}) {}
 
 int64_t ControlPlane::Restore(Journal& journal) {
   int64_t replayed = 0;
@@ -189,6 +209,7 @@ Reply ControlPlane::PutNode(const Event& event) {
     node_actions_.resize(id + 1);
   }
   node_names_[id] = event.target;
+  ProfileNode(request.node);
   return {201, NodeJson(event.target, record)};
 }
 
@@ -243,6 +264,7 @@ Reply ControlPlane::PutService(const Event& event) {
     record.spec.replicas = wanted.replicas;
     record.labels = request.meta.labels;
     record.version = version;
+    ProfileService(record.spec, event.target);
     return {200, ServiceJson(event.target, record)};
   }
   if (request.meta.resource_version) {
@@ -261,6 +283,7 @@ Reply ControlPlane::PutService(const Event& event) {
   record = {.id = id, .version = version, .labels = request.meta.labels, .spec = wanted};
   if (service_names_.size() <= static_cast<size_t>(id)) service_names_.resize(id + 1);
   service_names_[id] = event.target;
+  ProfileService(wanted, event.target);
   return {201, ServiceJson(event.target, record)};
 }
 
@@ -396,6 +419,7 @@ Reply ControlPlane::ReportUsage(const Event& event) {
     ContainerRecord& record = containers_[ids[i]];
     record.has_usage = true;
     record.usage = {.container = ids[i], .usage = reports[i].usage};
+    ProfileUsage(ids[i], reports[i].usage);
     if (c.kind == OwnerKind::kTask) {
       record.usage.work_done_s = reports[i].work_done_s;
       record.usage.work_total_s = jobs_[c.owner].job.duration_estimate_s;
@@ -464,6 +488,7 @@ Reply ControlPlane::Drive(const Event& event) {
   for (const UsageSample& sample : samples) {
     containers_[sample.container].has_usage = true;
     containers_[sample.container].usage = sample;
+    ProfileUsage(sample.container, sample.usage);
   }
   switch (request.op) {
     case Op::kAdvanceTo:
@@ -501,6 +526,86 @@ Reply ControlPlane::Drive(const Event& event) {
                                 [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
   for (; first != actions_.end(); ++first) actions.push_back(first->body);
   return {200, {{"time", engine_.now()}, {"lastSeq", last_seq_}, {"actions", std::move(actions)}}};
+}
+
+// --- Profiles.
+
+namespace {
+
+std::array<double, kNumDims> Amounts(const Resources& r) {
+  std::array<double, kNumDims> out{};
+  for (int d = 0; d < kNumDims; ++d) out[d] = static_cast<double>(r.amount[d]);
+  return out;
+}
+
+const std::string& AppOf(const Service& spec, const std::string& name) {
+  return spec.app.empty() ? name : spec.app;
+}
+
+}  // namespace
+
+void ControlPlane::ProfileService(const Service& spec, const std::string& name) {
+  profiler_.SetRequest(AppOf(spec, name), Amounts(spec.requests), spec.replicas);
+  profiler_.SetLimit(AppOf(spec, name), Amounts(spec.limits));
+}
+
+void ControlPlane::ProfileNode(const Node& node) {
+  for (int d = 0; d < kNumDims; ++d) {
+    largest_node_[d] = std::max(largest_node_[d], static_cast<double>(node.capacity.amount[d]));
+  }
+  profiler_.SetLargestNode(largest_node_);
+}
+
+void ControlPlane::ProfileUsage(ContainerId id, const Usage& usage) {
+  const Container& c = engine_.cluster().container(id);
+  if (c.kind != OwnerKind::kService) return;
+  const std::string& name = service_names_[c.owner];
+  const auto service = services_.find(name);
+  if (service == services_.end()) return;
+  profiler_.Add(engine_.now(), AppOf(service->second.spec, name), containers_[id].name, usage);
+}
+
+const nlohmann::json& ControlPlane::BuiltProfiles() const {
+  const bool fresh = profiles_samples_ == profiler_.samples();
+  const bool due = profiles_samples_ < 0 ||
+                   (!fresh && engine_.now() >= profiles_built_at_ + options_.usage_round_s);
+  if (due) {
+    profiles_ = ProfilesJson(profiler_.Finish());
+    profiles_built_at_ = engine_.now();
+    profiles_samples_ = profiler_.samples();
+  }
+  return profiles_;
+}
+
+nlohmann::json ControlPlane::Profiles() const {
+  nlohmann::json out = BuiltProfiles();
+  out["kind"] = "ProfileList";
+  out["builtAt"] = profiles_built_at_;
+  out["samples"] = profiles_samples_;
+  return out;
+}
+
+nlohmann::json ControlPlane::Profile(const std::string& app) const {
+  const nlohmann::json& built = BuiltProfiles();
+  for (const nlohmann::json& a : built["applications"]) {
+    if (a["app"] != app) continue;
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const nlohmann::json& w : built["warnings"]) {
+      if (w["app"] == app) warnings.push_back(w);
+    }
+    nlohmann::json klass;
+    for (const nlohmann::json& c : built["classes"]) {
+      if (c["id"] == a["class"]) klass = c;
+    }
+    return {{"kind", "Profile"},
+            {"builtAt", profiles_built_at_},
+            {"application", a},
+            {"class", std::move(klass)},
+            {"warnings", std::move(warnings)}};
+  }
+  throw NotFound("no profile of application \"" + app +
+                 "\": no usage of its replicas was reported before the last build, at " +
+                 std::to_string(profiles_built_at_) + " s (one at most per usage round)");
 }
 
 void ControlPlane::RunUsageRound() {
@@ -742,20 +847,27 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
             {"replicas", std::move(replicas)}}}};
 }
 
-std::string ControlPlane::JobPhase(int32_t id) const {
+std::string ControlPlane::JobPhase(int32_t id) const { return JobPhase(id, engine_.plan_of(id)); }
+
+std::string ControlPlane::JobPhase(int32_t id, std::span<const PlannedTask> places) const {
   const JobRecord& r = jobs_[id];
   const JobStatus s = engine_.job_status(id);
   if (!r.rejected.empty()) return "Failed";
   if (s.finished == r.job.tasks) return "Succeeded";
   if (s.running > 0) return "Running";
-  if (s.pending > 0) return r.late_tasks > 0 ? "Late" : "Queued";
+  if (s.pending > 0) {
+    if (r.late_tasks > 0) return "Late";
+    return places.empty() ? "Queued" : "Planned";
+  }
   return "Failed";
 }
 
-nlohmann::json ControlPlane::JobJson(int32_t id) const {
+nlohmann::json ControlPlane::JobJson(int32_t id) const { return JobJson(id, engine_.plan_of(id)); }
+
+nlohmann::json ControlPlane::JobJson(int32_t id, std::span<const PlannedTask> places) const {
   const JobRecord& r = jobs_[id];
   const JobStatus s = engine_.job_status(id);
-  const std::string phase = JobPhase(id);
+  const std::string phase = JobPhase(id, places);
   nlohmann::json status = {{"phase", phase},
                            {"tasks",
                             {{"pending", s.pending},
@@ -780,6 +892,14 @@ nlohmann::json ControlPlane::JobJson(int32_t id) const {
                         "tolerance of " +
                         FormatDuration(r.job.delay_tolerance_s);
     if (r.expected_start >= 0) status["expectedStart"] = r.expected_start;
+  }
+  if (!places.empty()) {
+    nlohmann::json planned = nlohmann::json::array();
+    for (const PlannedTask& p : places) {
+      planned.push_back({{"node", node_names_[p.node]}, {"start", p.start}, {"end", p.end}});
+    }
+    status["plannedStart"] = places.front().start;
+    status["planned"] = std::move(planned);
   }
   return {{"apiVersion", kApiVersion},
           {"kind", "Job"},
@@ -811,23 +931,86 @@ nlohmann::json ControlPlane::GetService(const std::string& name) const {
 }
 
 nlohmann::json ControlPlane::ListJobs(const std::string& phase) const {
-  static const std::vector<std::string> kPhases = {"Queued", "Running", "Late", "Succeeded",
-                                                   "Failed"};
+  static const std::vector<std::string> kPhases = {"Queued", "Planned",   "Running",
+                                                   "Late",   "Succeeded", "Failed"};
   if (!phase.empty() && std::find(kPhases.begin(), kPhases.end(), phase) == kPhases.end()) {
     throw BadRequest("phase \"" + phase +
-                         "\" is not one of Queued, Running, Late, Succeeded, "
+                         "\" is not one of Queued, Planned, Running, Late, Succeeded, "
                          "Failed",
                      "phase");
   }
+  const std::vector<PlannedTask> plan = engine_.plan();
   nlohmann::json items = nlohmann::json::array();
   for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
-    if (phase.empty() || JobPhase(id) == phase) items.push_back(JobJson(id));
+    const std::span<const PlannedTask> places = PlacesOf(plan, id);
+    if (phase.empty() || JobPhase(id, places) == phase) items.push_back(JobJson(id, places));
   }
   return {{"kind", "JobList"}, {"items", std::move(items)}};
 }
 
+nlohmann::json ControlPlane::Plan(const std::string& node) const {
+  const NodeId only = node.empty() ? -1 : FindNode(node).id;
+  std::vector<PlannedTask> plan = engine_.plan();
+  std::stable_sort(plan.begin(), plan.end(),
+                   [](const PlannedTask& a, const PlannedTask& b) { return a.start < b.start; });
+  nlohmann::json items = nlohmann::json::array();
+  for (const PlannedTask& p : plan) {
+    if (only >= 0 && p.node != only) continue;
+    items.push_back({{"job", jobs_[p.job].job.name},
+                     {"node", node_names_[p.node]},
+                     {"start", p.start},
+                     {"end", p.end},
+                     {"late", p.late}});
+  }
+  return {{"kind", "Plan"}, {"time", engine_.now()}, {"items", std::move(items)}};
+}
+
 nlohmann::json ControlPlane::GetJob(const std::string& name) const {
   return JobJson(FindJob(name));
+}
+
+nlohmann::json ControlPlane::Sla(const std::string& kind) const {
+  if (!kind.empty() && kind != "service" && kind != "job") {
+    throw BadRequest("kind \"" + kind + "\" is not one of service, job", "kind");
+  }
+  nlohmann::json items = nlohmann::json::array();
+  if (kind != "job") {
+    for (const auto& [name, record] : services_) {
+      const SlaRecord sla = engine_.service_sla(record.id);
+      items.push_back(
+          {{"kind", "Service"},
+           {"name", name},
+           {"target",
+            {{"availability", sla.target}, {"minAvailable", record.spec.sla.min_available}}},
+           {"achieved", {{"availability", sla.achieved}}},
+           {"honoured", sla.honoured},
+           {"breaches", BreachesJson(sla.breaches)}});
+    }
+  }
+  if (kind != "service") {
+    for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
+      const SlaRecord sla = engine_.job_sla(id);
+      items.push_back(
+          {{"kind", "Job"},
+           {"name", jobs_[id].job.name},
+           {"target", {{"delayTolerance", FormatDuration(static_cast<int64_t>(sla.target))}}},
+           {"achieved", {{"longestWait", FormatDuration(static_cast<int64_t>(sla.achieved))}}},
+           {"honoured", sla.honoured},
+           {"breaches", BreachesJson(sla.breaches)}});
+    }
+  }
+  return {{"kind", "SlaReport"}, {"time", engine_.now()}, {"items", std::move(items)}};
+}
+
+std::array<std::array<int64_t, 2>, 2> ControlPlane::SlaCounts() const {
+  std::array<std::array<int64_t, 2>, 2> counts{};
+  for (const auto& [name, record] : services_) {
+    ++counts[0][engine_.service_sla(record.id).honoured ? 0 : 1];
+  }
+  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
+    ++counts[1][engine_.job_sla(id).honoured ? 0 : 1];
+  }
+  return counts;
 }
 
 std::array<int64_t, 2> ControlPlane::PendingTasksByKind() const {
@@ -848,9 +1031,12 @@ std::array<double, kNumDims> ControlPlane::ReportedUsage() const {
 }
 
 std::map<std::string, int64_t> ControlPlane::JobsByPhase() const {
-  std::map<std::string, int64_t> phases = {
-      {"Queued", 0}, {"Running", 0}, {"Late", 0}, {"Succeeded", 0}, {"Failed", 0}};
-  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) ++phases[JobPhase(id)];
+  std::map<std::string, int64_t> phases = {{"Queued", 0}, {"Planned", 0},   {"Running", 0},
+                                           {"Late", 0},   {"Succeeded", 0}, {"Failed", 0}};
+  const std::vector<PlannedTask> plan = engine_.plan();
+  for (int32_t id = 0; id < static_cast<int32_t>(jobs_.size()); ++id) {
+    ++phases[JobPhase(id, PlacesOf(plan, id))];
+  }
   return phases;
 }
 

@@ -21,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -29,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "profile/profiler.h"
 #include "server/event.h"
 #include "server/journal.h"
 
@@ -82,6 +84,24 @@ class ControlPlane {
   // `phase` empty: every job.
   nlohmann::json ListJobs(const std::string& phase) const;
   nlohmann::json GetJob(const std::string& name) const;
+  // The batch plan (Engine::plan()): every pending task's place, on node `node` only when not
+  // empty (throws ApiError 404 for a node that is not in the fleet).
+  nlohmann::json Plan(const std::string& node) const;
+  // Every contract, of the live services and of every job, as the engine records it
+  // (Engine::service_sla, Engine::job_sla): target, achieved so far, breaches with reason and time;
+  // `kind` "service" or "job" keeps one kind (throws ApiError 400 for another word).
+  nlohmann::json Sla(const std::string& kind) const;
+  // Contracts honoured and broken so far: {service, job} × {honoured, broken}.
+  std::array<std::array<int64_t, 2>, 2> SlaCounts() const;
+  // The application profiles learned online (profile/profiler.h) from every usage sample of a
+  // service replica (POST /v1/usage, driven usage rounds), with the services' requests, limits and
+  // replicas and the largest node. Rebuilt when read, at most once per usage round of the engine's
+  // clock and only when samples came since: {"kind": "ProfileList", "builtAt", "samples", and the
+  // profiles file's keys (docs/profiles.md)}.
+  nlohmann::json Profiles() const;
+  // One application's profile, its class and its health warnings. Throws ApiError 404 for an
+  // application without samples in the last build.
+  nlohmann::json Profile(const std::string& app) const;
   // The stored actions for node `name` (those of events on disk: an agent never sees an action a
   // crash could take back) with a sequence number above `after`, oldest first, at most `limit`:
   // {"items": [...], "lastSeq": N}. Throws ApiError 404 for a node never added.
@@ -160,6 +180,13 @@ class ControlPlane {
   Reply AdvanceClock(const Event& event);
   Reply Drive(const Event& event);
   void RunUsageRound();
+  // The profiler learns of a service (its requests, limits, replicas), a node (the largest yet),
+  // a container's usage now.
+  void ProfileService(const Service& spec, const std::string& name);
+  void ProfileNode(const Node& node);
+  void ProfileUsage(ContainerId id, const Usage& usage);
+  // The profiles as of the last build, rebuilt first when due (Profiles()).
+  const nlohmann::json& BuiltProfiles() const;
 
   // Turns the engine's new actions into records and sequence numbers, then clears them.
   void Drain();
@@ -172,8 +199,11 @@ class ControlPlane {
 
   nlohmann::json NodeJson(const std::string& name, const NodeRecord& r) const;
   nlohmann::json ServiceJson(const std::string& name, const ServiceRecord& r) const;
+  // `places`: the job's places in the engine's plan.
   nlohmann::json JobJson(int32_t id) const;
+  nlohmann::json JobJson(int32_t id, std::span<const PlannedTask> places) const;
   std::string JobPhase(int32_t id) const;
+  std::string JobPhase(int32_t id, std::span<const PlannedTask> places) const;
 
   Engine engine_;
   PlaneOptions options_;
@@ -200,6 +230,13 @@ class ControlPlane {
   std::vector<ContainerRecord> containers_;  // by engine id
   std::unordered_map<std::string, ContainerId> container_ids_;
   std::vector<UsageSample> fleet_samples_, node_samples_;
+
+  Profiler profiler_;
+  std::array<double, kNumDims> largest_node_{};
+  // The last build of the profiles, a cache of profiler_ (reads hold the HTTP layer's lock).
+  mutable nlohmann::json profiles_;
+  mutable int64_t profiles_built_at_ = 0;
+  mutable int64_t profiles_samples_ = -1;  // of the profiler at the last build; -1: none yet
 };
 
 }  // namespace archimedes

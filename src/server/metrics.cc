@@ -109,6 +109,18 @@ std::string ServerMetrics::Render(const ControlPlane& plane) const {
     Sample(out, "archimedes_jobs", "phase=\"" + phase + "\"", static_cast<double>(count));
   }
 
+  const std::array<std::array<int64_t, 2>, 2> sla = plane.SlaCounts();
+  Header(out, "archimedes_sla_contracts", "gauge",
+         "SLA contracts honoured and broken so far, by kind (GET /v1/sla).");
+  for (int kind = 0; kind < 2; ++kind) {
+    for (int broken = 0; broken < 2; ++broken) {
+      Sample(out, "archimedes_sla_contracts",
+             std::string("kind=\"") + (kind == 0 ? "service" : "job") + "\",state=\"" +
+                 (broken == 0 ? "honoured" : "broken") + "\"",
+             static_cast<double>(sla[kind][broken]));
+    }
+  }
+
   const ClusterState& state = engine.cluster();
   const std::array<double, kNumDims> usage = plane.ReportedUsage();
   Resources allocatable, requested, capacity;

@@ -75,6 +75,9 @@ class Router {
 void AddNodeRoutes(Router& router, ApiContext& context);
 void AddServiceRoutes(Router& router, ApiContext& context);
 void AddJobRoutes(Router& router, ApiContext& context);
+void AddPlanRoutes(Router& router, ApiContext& context);      // the batch plan
+void AddSlaRoutes(Router& router, ApiContext& context);       // every SLA contract
+void AddProfileRoutes(Router& router, ApiContext& context);   // profiles learned online
 void AddAgentRoutes(Router& router, ApiContext& context);     // actions, container status, usage
 void AddSystemRoutes(Router& router, ApiContext& context);    // clock, metrics, health
 void AddLeaderRoutes(Router& router, ApiContext& context);    // which replica leads

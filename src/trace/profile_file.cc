@@ -54,98 +54,6 @@ json CurvesJson(const std::array<DailyCurve, kNumDims>& curves) {
   return object;
 }
 
-json ProfilesJson(const ProfileSet& profiles) {
-  json doc;
-  doc["format"] = "archimedes-profiles";
-  doc["version"] = kFormatVersion;
-  doc["bins"] = profiles.bins;
-  doc["high_quantile"] = profiles.high_quantile;
-  doc["normalized"] = profiles.normalized;
-  doc["class_criterion"] = profiles.class_criterion;
-  doc["freed"] = DimsJson(profiles.freed);
-
-  json classes = json::array();
-  for (const ProfileClass& c : profiles.classes) {
-    classes.push_back({{"id", c.id},
-                       {"description", c.description},
-                       {"members", c.members},
-                       {"level", DimsJson(c.level)},
-                       {"centroid", c.centroid},
-                       {"mean_shape", CurvesJson(c.mean_shape)},
-                       {"high_shape", CurvesJson(c.high_shape)}});
-  }
-  doc["classes"] = std::move(classes);
-
-  json pairs = json::array();
-  for (const ClassPair& p : profiles.complementarity) {
-    pairs.push_back({{"a", p.a},
-                     {"b", p.b},
-                     {"peak_reduction", DimsJson(p.peak_reduction)},
-                     {"score", Short(p.score)}});
-  }
-  doc["complementarity"] = std::move(pairs);
-
-  json hints = json::array();
-  for (const PlacementHint& h : profiles.hints) {
-    hints.push_back({{"a", h.a},
-                     {"b", h.b},
-                     {"kind", HintKindName(h.kind)},
-                     {"score", Short(h.score)},
-                     {"reason", h.reason}});
-  }
-  doc["hints"] = std::move(hints);
-
-  json apps = json::array();
-  for (const AppProfile& a : profiles.apps) {
-    const AppFeatures& f = a.features;
-    json app = {{"app", a.app},
-                {"class", a.class_id},
-                {"containers", a.containers},
-                {"samples", a.samples},
-                {"days", a.days},
-                {"replicas", a.replicas},
-                {"peak", DimsJson(a.peak)},
-                {"recommended", DimsJson(a.recommended)},
-                {"features",
-                 {{"level", DimsJson(f.level)},
-                  {"peak_to_mean", DimsJson(f.peak_to_mean)},
-                  {"burstiness", DimsJson(f.burstiness)},
-                  {"amplitude", DimsJson(f.amplitude)},
-                  {"peak_hour", DimsJson(f.peak_hour)},
-                  {"amplitude2", DimsJson(f.amplitude2)},
-                  {"peak_hour2", DimsJson(f.peak_hour2)},
-                  {"duty", DimsJson(f.duty)},
-                  {"balance", DimsJson(f.balance)}}},
-                {"mean", CurvesJson(a.mean)},
-                {"high", CurvesJson(a.high)}};
-    if (a.has_request) app["request"] = DimsJson(a.request);
-    json bounded = json::object();
-    for (int d = 0; d < kProfileDims; ++d) {
-      if (a.bound[d] == AdviceBound::kNone) continue;
-      bounded[std::string(DimName(static_cast<Dim>(d)))] = {
-          {"by", AdviceBoundName(a.bound[d])}, {"needed", Short(static_cast<float>(a.needed[d]))}};
-    }
-    if (!bounded.empty()) app["bounded"] = std::move(bounded);
-    apps.push_back(std::move(app));
-  }
-  doc["applications"] = std::move(apps);
-
-  json warnings = json::array();
-  for (const HealthWarning& w : profiles.warnings) {
-    warnings.push_back({{"app", w.app},
-                        {"container", w.container},
-                        {"kind", WarningKindName(w.kind)},
-                        {"dim", DimName(w.dim)},
-                        {"time", w.time},
-                        {"lead_time_s", w.lead_time_s},
-                        {"value", Short(w.value)},
-                        {"expected", Short(w.expected)},
-                        {"detail", w.detail}});
-  }
-  doc["warnings"] = std::move(warnings);
-  return doc;
-}
-
 // Reading.
 
 // Every number of the file — amounts, features, scores — is within ±kMaxResourceAmount, so that it
@@ -369,6 +277,98 @@ ProfileSet ReadProfiles(const JsonValue& root) {
 }
 
 }  // namespace
+
+nlohmann::json ProfilesJson(const ProfileSet& profiles) {
+  json doc;
+  doc["format"] = "archimedes-profiles";
+  doc["version"] = kFormatVersion;
+  doc["bins"] = profiles.bins;
+  doc["high_quantile"] = profiles.high_quantile;
+  doc["normalized"] = profiles.normalized;
+  doc["class_criterion"] = profiles.class_criterion;
+  doc["freed"] = DimsJson(profiles.freed);
+
+  json classes = json::array();
+  for (const ProfileClass& c : profiles.classes) {
+    classes.push_back({{"id", c.id},
+                       {"description", c.description},
+                       {"members", c.members},
+                       {"level", DimsJson(c.level)},
+                       {"centroid", c.centroid},
+                       {"mean_shape", CurvesJson(c.mean_shape)},
+                       {"high_shape", CurvesJson(c.high_shape)}});
+  }
+  doc["classes"] = std::move(classes);
+
+  json pairs = json::array();
+  for (const ClassPair& p : profiles.complementarity) {
+    pairs.push_back({{"a", p.a},
+                     {"b", p.b},
+                     {"peak_reduction", DimsJson(p.peak_reduction)},
+                     {"score", Short(p.score)}});
+  }
+  doc["complementarity"] = std::move(pairs);
+
+  json hints = json::array();
+  for (const PlacementHint& h : profiles.hints) {
+    hints.push_back({{"a", h.a},
+                     {"b", h.b},
+                     {"kind", HintKindName(h.kind)},
+                     {"score", Short(h.score)},
+                     {"reason", h.reason}});
+  }
+  doc["hints"] = std::move(hints);
+
+  json apps = json::array();
+  for (const AppProfile& a : profiles.apps) {
+    const AppFeatures& f = a.features;
+    json app = {{"app", a.app},
+                {"class", a.class_id},
+                {"containers", a.containers},
+                {"samples", a.samples},
+                {"days", a.days},
+                {"replicas", a.replicas},
+                {"peak", DimsJson(a.peak)},
+                {"recommended", DimsJson(a.recommended)},
+                {"features",
+                 {{"level", DimsJson(f.level)},
+                  {"peak_to_mean", DimsJson(f.peak_to_mean)},
+                  {"burstiness", DimsJson(f.burstiness)},
+                  {"amplitude", DimsJson(f.amplitude)},
+                  {"peak_hour", DimsJson(f.peak_hour)},
+                  {"amplitude2", DimsJson(f.amplitude2)},
+                  {"peak_hour2", DimsJson(f.peak_hour2)},
+                  {"duty", DimsJson(f.duty)},
+                  {"balance", DimsJson(f.balance)}}},
+                {"mean", CurvesJson(a.mean)},
+                {"high", CurvesJson(a.high)}};
+    if (a.has_request) app["request"] = DimsJson(a.request);
+    json bounded = json::object();
+    for (int d = 0; d < kProfileDims; ++d) {
+      if (a.bound[d] == AdviceBound::kNone) continue;
+      bounded[std::string(DimName(static_cast<Dim>(d)))] = {
+          {"by", AdviceBoundName(a.bound[d])}, {"needed", Short(static_cast<float>(a.needed[d]))}};
+    }
+    if (!bounded.empty()) app["bounded"] = std::move(bounded);
+    apps.push_back(std::move(app));
+  }
+  doc["applications"] = std::move(apps);
+
+  json warnings = json::array();
+  for (const HealthWarning& w : profiles.warnings) {
+    warnings.push_back({{"app", w.app},
+                        {"container", w.container},
+                        {"kind", WarningKindName(w.kind)},
+                        {"dim", DimName(w.dim)},
+                        {"time", w.time},
+                        {"lead_time_s", w.lead_time_s},
+                        {"value", Short(w.value)},
+                        {"expected", Short(w.expected)},
+                        {"detail", w.detail}});
+  }
+  doc["warnings"] = std::move(warnings);
+  return doc;
+}
 
 ProfileSet ReadProfilesFile(const std::string& path) {
   const json doc = ReadJsonFile(path);

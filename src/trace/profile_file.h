@@ -11,11 +11,16 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "profile/profile.h"
 
 namespace archimedes {
 
 ProfileSet ReadProfilesFile(const std::string& path);
+
+// The file's JSON document (docs/profiles.md), as the service also shows it (GET /v1/profiles).
+nlohmann::json ProfilesJson(const ProfileSet& profiles);
 
 // Writes what ReadProfilesFile reads back (floats as their shortest text). Throws TraceError when
 // the file cannot be written.

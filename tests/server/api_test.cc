@@ -4,41 +4,17 @@
 
 #include <string>
 
+#include "server/api_call.h"
 #include "server/test_server.h"
 
 namespace archimedes {
 namespace {
 
 using nlohmann::json;
+using testing::Answer;
+using testing::Call;
+using testing::ExpectError;
 using testing::TestServer;
-
-struct Answer {
-  int status = 0;
-  json body;
-};
-
-Answer Call(httplib::Client& c, const std::string& method, const std::string& path,
-            const std::string& body = "", const httplib::Headers& headers = {}) {
-  httplib::Result r = method == "GET"      ? c.Get(path, headers)
-                      : method == "DELETE" ? c.Delete(path, headers)
-                      : method == "PUT"    ? c.Put(path, headers, body, "application/json")
-                                           : c.Post(path, headers, body, "application/json");
-  if (!r) throw std::runtime_error(method + " " + path + ": no answer");
-  Answer a{r->status, json()};
-  const std::string type = r->get_header_value("Content-Type");
-  a.body = type == "application/json" ? json::parse(r->body) : json(r->body);
-  return a;
-}
-
-// The error shape, its code, reason and field.
-void ExpectError(const Answer& a, int code, const std::string& reason, const std::string& field) {
-  EXPECT_EQ(a.status, code) << a.body.dump();
-  ASSERT_TRUE(a.body.is_object()) << a.body.dump();
-  EXPECT_EQ(a.body.value("code", 0), code) << a.body.dump();
-  EXPECT_EQ(a.body.value("reason", ""), reason) << a.body.dump();
-  EXPECT_EQ(a.body.value("field", "?"), field) << a.body.dump();
-  EXPECT_FALSE(a.body.value("message", "").empty()) << a.body.dump();
-}
 
 std::string NodeBody(const std::string& cpu = "8", const std::string& memory = "32Gi") {
   return json{{"spec", {{"capacity", {{"cpu", cpu}, {"memory", memory}}}, {"zone", "a"}}}}.dump();

@@ -1,0 +1,98 @@
+// The archimedes policy's batch planning through the engine's interface: the plan it shows
+// (Engine::plan()) and the lateness it reports.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/policy.h"
+
+namespace archimedes {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+
+BatchJob Offline(const std::string& name, int tasks, int64_t cpu, int64_t submit,
+                 int64_t tolerance) {
+  return BatchJob{.name = name,
+                  .submit_time = submit,
+                  .tasks = tasks,
+                  .task_requests = Resources::Of(cpu, kGi),
+                  .duration_estimate_s = 600,
+                  .duration_s = 600,
+                  .delay_tolerance_s = tolerance};
+}
+
+class PlannedBatchTest : public ::testing::Test {
+ protected:
+  PlannedBatchTest() : engine_(MakePolicy("archimedes"), {}, {Node8()}, {}) {}
+
+  static Node Node8() {
+    Node n{.name = "a", .capacity = Resources::Of(8000, 32 * kGi)};
+    n.allocatable = n.capacity;
+    n.zone = "z";
+    n.pod = "p";
+    return n;
+  }
+  // Runs the cycles of the seconds up to `to`, keeping the actions.
+  void RunTo(int64_t to) {
+    for (int64_t s = engine_.now(); s <= to; ++s) {
+      engine_.AdvanceTo(s);
+      engine_.Schedule();
+      taken_.insert(taken_.end(), engine_.actions().begin(), engine_.actions().end());
+      engine_.ClearActions();
+    }
+  }
+
+  Engine engine_;
+  std::vector<Action> taken_;
+};
+
+TEST_F(PlannedBatchTest, TasksWaitingForRoomArePlannedAfterTheRunAheadOfThem) {
+  engine_.SubmitJob(Offline("first", 1, 6000, 0, 7200), 7200);
+  RunTo(1);
+  const int32_t next = engine_.SubmitJob(Offline("next", 2, 2000, 1, 7200), 7200);
+  RunTo(2);
+  const std::vector<PlannedTask> plan = engine_.plan();
+  ASSERT_EQ(plan.size(), 2U);
+  for (const PlannedTask& p : plan) {
+    EXPECT_EQ(p.job, next);
+    EXPECT_EQ(p.node, 0);
+    EXPECT_EQ(p.start, 600);  // "first" holds the node for its estimated 10 minutes
+    EXPECT_EQ(p.end, 1200);
+    EXPECT_FALSE(p.late);
+  }
+  EXPECT_EQ(engine_.plan_of(next).size(), 2U);
+  EXPECT_TRUE(engine_.plan_of(0).empty());  // "first" runs
+  EXPECT_THROW(engine_.plan_of(next + 1), std::invalid_argument);
+}
+
+// A deadline that passes in a cycle with nothing new to plan is reported with what the last
+// planner call said, not with another call's placements.
+TEST_F(PlannedBatchTest, DeadlinePassingBetweenPlannerCallsIsReportedLateOnce) {
+  engine_.SubmitJob(Offline("first", 1, 6000, 0, 7200), 7200);
+  RunTo(1);
+  const int32_t hurried = engine_.SubmitJob(Offline("hurried", 1, 4000, 1, 60), 7200);
+  RunTo(2);
+  engine_.SubmitJob(Offline("patient", 2, 2000, 2, 7200), 7200);
+  RunTo(9);
+  // Cycles with nothing new to plan (a label change makes one run) before and after the deadline.
+  engine_.SetNodeLabels(0, {{"rack", "1"}});
+  RunTo(99);
+  engine_.SetNodeLabels(0, {{"rack", "2"}});
+  RunTo(200);
+  int reports = 0;
+  for (const Action& a : taken_) {
+    if (a.kind != ActionKind::kReportLate) continue;
+    ++reports;
+    EXPECT_EQ(a.job, hurried);
+    EXPECT_EQ(a.tasks, 1);
+    EXPECT_TRUE(a.expected_start == -1 || a.expected_start >= 600) << a.expected_start;
+  }
+  EXPECT_EQ(reports, 1);
+}
+
+}  // namespace
+}  // namespace archimedes
