@@ -89,28 +89,19 @@ std::string EtcdJournal::EventKey(int64_t seq) const {
 
 int64_t EtcdJournal::Append(Event event) {
   if (term_ == 0) throw JournalError(path_ + ": this replica does not lead: it cannot append");
-  std::lock_guard lock(queue_mu_);
-  queue_.emplace_back(++appended_, std::move(event));
-  return appended_;
+  return commit_.Append(std::move(event));
 }
 
 void EtcdJournal::Lead(int64_t term, int64_t last) {
-  std::scoped_lock lock(queue_mu_, write_mu_);
-  queue_.clear();
-  appended_ = last;
-  committed_ = last;
+  commit_.RestartAfter(last);
   term_ = term;
 }
 
 void EtcdJournal::Sync(int64_t seq) {
-  if (committed_ >= seq) return;
-  std::lock_guard write(write_mu_);
-  if (committed_ >= seq) return;  // written by the request that held the lock before
-  std::vector<std::pair<int64_t, Event>> batch;
-  {
-    std::lock_guard lock(queue_mu_);
-    batch.swap(queue_);
-  }
+  commit_.Sync(seq, [this](const GroupCommit::Batch& batch) { WriteInTransactions(batch); });
+}
+
+void EtcdJournal::WriteInTransactions(const GroupCommit::Batch& batch) {
   size_t begin = 0;
   while (begin < batch.size()) {
     size_t end = begin;
@@ -121,13 +112,12 @@ void EtcdJournal::Sync(int64_t seq) {
       ++end;
     }
     Write(batch, begin, end);
-    committed_ = batch[end - 1].first;
+    commit_.MarkDurable(batch[end - 1].first);
     begin = end;
   }
 }
 
-void EtcdJournal::Write(const std::vector<std::pair<int64_t, Event>>& batch, size_t begin,
-                        size_t end) {
+void EtcdJournal::Write(const GroupCommit::Batch& batch, size_t begin, size_t end) {
   const std::string leader_key = prefix_ + "leader";
   const std::string first_key = EventKey(batch[begin].first);
   std::vector<TxnOp> puts;
@@ -207,9 +197,7 @@ void EtcdJournal::ForEach(int64_t after,
     }
     if (static_cast<int64_t>(page.size()) < kReadPage) break;
   }
-  std::lock_guard lock(queue_mu_);
-  appended_ = std::max(appended_, after);
-  committed_ = std::max(committed_.load(), after);
+  commit_.Stored(after);
 }
 
 }  // namespace archimedes

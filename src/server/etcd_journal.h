@@ -23,12 +23,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "server/etcd_location.h"
+#include "server/group_commit.h"
 #include "server/journal.h"
 #include "store/kv_store.h"
 
@@ -48,7 +48,7 @@ class EtcdJournal : public Journal {
   // Throws JournalError while this process does not lead.
   int64_t Append(Event event) override;
   void Sync(int64_t seq) override;
-  int64_t committed() const override { return committed_; }
+  int64_t committed() const override { return commit_.durable(); }
   void ForEach(int64_t after, const std::function<void(int64_t seq, const Event&)>& visit) override;
   // "etcd http://127.0.0.1:2379,... /archimedes/".
   const std::string& path() const override { return path_; }
@@ -63,18 +63,16 @@ class EtcdJournal : public Journal {
   const std::string& prefix() const { return prefix_; }
 
  private:
-  void Write(const std::vector<std::pair<int64_t, Event>>& batch, size_t begin, size_t end);
+  // Writes `batch` in transactions within etcd's limits, each marked durable once written.
+  void WriteInTransactions(const GroupCommit::Batch& batch);
+  void Write(const GroupCommit::Batch& batch, size_t begin, size_t end);
   std::string EventKey(int64_t seq) const;
 
   std::unique_ptr<KvStore> store_;
   std::string prefix_;
   std::string path_;
   std::atomic<int64_t> term_{0};  // 0: not leading
-  std::mutex queue_mu_;
-  std::vector<std::pair<int64_t, Event>> queue_;
-  int64_t appended_ = 0;
-  std::mutex write_mu_;  // one writer at a time: batches go in order
-  std::atomic<int64_t> committed_{0};
+  GroupCommit commit_;
 };
 
 // The value of an event's key, and back (throws JournalError naming `seq`).

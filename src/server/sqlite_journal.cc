@@ -89,22 +89,13 @@ void SqliteJournal::Fail(const std::string& what) const {
   throw JournalError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
 }
 
-int64_t SqliteJournal::Append(Event event) {
-  std::lock_guard lock(queue_mu_);
-  queue_.emplace_back(++appended_, std::move(event));
-  return appended_;
-}
+int64_t SqliteJournal::Append(Event event) { return commit_.Append(std::move(event)); }
 
 void SqliteJournal::Sync(int64_t seq) {
-  if (committed_ >= seq) return;
-  std::lock_guard write(write_mu_);
-  if (committed_ >= seq) return;  // written by the request that held the lock before
-  std::vector<std::pair<int64_t, Event>> batch;
-  {
-    std::lock_guard lock(queue_mu_);
-    batch.swap(queue_);
-  }
-  if (batch.empty()) return;
+  commit_.Sync(seq, [this](const GroupCommit::Batch& batch) { Write(batch); });
+}
+
+void SqliteJournal::Write(const GroupCommit::Batch& batch) {
   Exec("BEGIN");
   for (const auto& [number, event] : batch) {
     sqlite3_reset(insert_);
@@ -125,7 +116,7 @@ void SqliteJournal::Sync(int64_t seq) {
   }
   sqlite3_clear_bindings(insert_);
   Exec("COMMIT");
-  committed_ = batch.back().first;
+  commit_.MarkDurable(batch.back().first);
 }
 
 void SqliteJournal::ForEach(int64_t after,
@@ -150,9 +141,9 @@ void SqliteJournal::ForEach(int64_t after,
                       .target = Column(select.stmt, 3),
                       .body = Column(select.stmt, 4),
                       .idempotency_key = Column(select.stmt, 5)};
-    appended_ = sqlite3_column_int64(select.stmt, 0);
-    committed_ = appended_;
-    visit(appended_, event);
+    const int64_t seq = sqlite3_column_int64(select.stmt, 0);
+    commit_.Stored(seq);
+    visit(seq, event);
   }
   if (rc != SQLITE_DONE) Fail("cannot read the events");
 }

@@ -6,15 +6,12 @@
 
 #include <sqlite3.h>
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "server/group_commit.h"
 #include "server/journal.h"
 
 namespace archimedes {
@@ -30,22 +27,20 @@ class SqliteJournal : public Journal {
 
   int64_t Append(Event event) override;
   void Sync(int64_t seq) override;
-  int64_t committed() const override { return committed_; }
+  int64_t committed() const override { return commit_.durable(); }
   void ForEach(int64_t after, const std::function<void(int64_t seq, const Event&)>& visit) override;
   const std::string& path() const override { return path_; }
 
  private:
+  // Writes `batch` in one transaction.
+  void Write(const GroupCommit::Batch& batch);
   void Exec(const char* sql) const;
   [[noreturn]] void Fail(const std::string& what) const;
 
   std::string path_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;
-  std::mutex queue_mu_;
-  std::vector<std::pair<int64_t, Event>> queue_;
-  int64_t appended_ = 0;
-  std::mutex write_mu_;  // one writer of the database at a time
-  std::atomic<int64_t> committed_{0};
+  GroupCommit commit_;
 };
 
 }  // namespace archimedes
