@@ -112,8 +112,11 @@ nlohmann::json ParseJson(const std::string& source, std::string_view text) {
   try {
     return nlohmann::json::parse(text.begin(), text.end(), nullptr, true, false);
   } catch (const nlohmann::json::parse_error& e) {
-    throw KubeError(
-        source, "not valid JSON at byte " + std::to_string(e.byte) + ": " + std::string(e.what()));
+    // nlohmann's own words, without its "[json.exception...] parse error at ..." prefix.
+    std::string detail = e.what();
+    const size_t start = detail.find(": ", detail.find("parse error"));
+    if (start != std::string::npos) detail = detail.substr(start + 2);
+    throw KubeError(source, "not valid JSON at byte " + std::to_string(e.byte) + ": " + detail);
   } catch (const nlohmann::json::out_of_range& e) {
     // A number too large for a double; nlohmann does not say where it is.
     const std::string detail = e.what();

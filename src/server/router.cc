@@ -63,7 +63,10 @@ httplib::Server::Handler Router::Wrap(const std::string& route, Handler handler)
     if (reply.body.is_string()) {
       response.set_content(reply.body.get<std::string>(), "text/plain; version=0.0.4");
     } else {
-      response.set_content(reply.body.dump(), "application/json");
+      // A message may quote the request's bytes, which need not be UTF-8.
+      response.set_content(
+          reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+          "application/json");
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
