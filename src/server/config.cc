@@ -3,6 +3,7 @@
 #include <charconv>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "engine/policy.h"
 #include "kube/yaml.h"
@@ -167,8 +168,13 @@ void ReadConfigText(const std::string& source, std::string_view text, ServerConf
     throw ConfigError(source + ":" + std::to_string(root.line) +
                       ": expected a mapping of keys to values");
   }
+  std::map<std::string, int64_t> seen;  // key → its line
   for (const YamlEntry& entry : root.entries) {
     const std::string where = source + ":" + std::to_string(entry.line) + ": ";
+    if (const auto [first, added] = seen.emplace(entry.key, entry.line); !added) {
+      throw ConfigError(where + "\"" + entry.key + "\" is set twice (first at line " +
+                        std::to_string(first->second) + ")");
+    }
     if (!entry.value->IsScalar() || entry.value->IsNull()) {
       throw ConfigError(where + "expected key: value with a plain value");
     }

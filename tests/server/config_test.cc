@@ -124,6 +124,15 @@ TEST(ConfigTest, AnUnknownKeyNamesItsLine) {
   EXPECT_EQ(e.rfind("serve.yaml:4: unknown key \"colour\" (known: listen, data,", 0), 0u) << e;
 }
 
+// Found by the issue-19 mutation sweep: the second value of a key won silently.
+TEST(ConfigTest, AKeySetTwiceIsRefused) {
+  ServerConfig c;
+  const std::string e = ErrorOf([&] {
+    ReadConfigText("serve.yaml", "policy: archimedes\nclock: virtual\npolicy: k8s-default\n", c);
+  });
+  EXPECT_EQ(e, "serve.yaml:3: \"policy\" is set twice (first at line 1)");
+}
+
 TEST(ConfigTest, TextThatIsNotSettingsIsRefusedWithItsLine) {
   ServerConfig c;
   const auto error_of = [&](const std::string& text) {
