@@ -50,8 +50,10 @@ class Backend<EtcdStore> {
   void Elapse(int64_t seconds) { std::this_thread::sleep_for(std::chrono::seconds(seconds)); }
   // etcd rounds short TTLs up to its minimum (about 2 s) and checks expiry every half second or
   // so: wait until the key is gone, or long past the TTL.
+  // etcd revokes expired leases from its leader's loop, and may extend them by an election
+  // timeout when that leader (re)takes office: on a loaded machine expiry can come late.
   void AwaitExpiry(const std::string& key, int64_t ttl) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(ttl + 5);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(ttl + 20);
     while (store_.Get(key) && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
