@@ -57,5 +57,27 @@ TEST(RequestsCsvTest, ErrorsNameFileLineAndColumn) {
   EXPECT_THAT(ErrorOf("app,cpu,memory,disk,network\nweb,1,1Gi,0\n"), HasSubstr(":2:"));
 }
 
+// Issue 19's sweep: a header with a misspelt column, a file cut inside its header, and an app
+// listed twice were all accepted.
+TEST(RequestsCsvTest, TheHeaderIsCheckedWholeAndAnAppIsListedOnce) {
+  auto error_of = [](const std::string& content) {
+    try {
+      ReadRequestsFile(TempFile("header.csv", content));
+    } catch (const TraceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of("app,cpu,memory,disk,getwork,replicas\nweb,1,1Gi,0,0,1\n"),
+              HasSubstr(":1: expected the header app,cpu,memory,disk,network[,replicas]"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,network,replica\n"),
+              HasSubstr(":1: expected the header"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,n"), HasSubstr(":1: expected the header"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,network"),
+              HasSubstr(":1: the header has no line end: the file is cut short"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,network\nweb,1,1Gi,0,0\ndb,1,1Gi,0,0\nweb,2,1Gi,0,0\n"),
+              HasSubstr(":4: app \"web\" is listed twice (first on line 2)"));
+}
+
 }  // namespace
 }  // namespace archimedes
