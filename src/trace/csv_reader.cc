@@ -8,12 +8,65 @@
 
 namespace archimedes {
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(OpenInputFile(path_)) {}
+namespace {
+
+// The offset of the first byte of `s` that does not belong to a well-formed UTF-8 sequence
+// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
+size_t FirstInvalidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    int length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+    if (b >= 0xC2 && b <= 0xDF) {
+      length = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      length = 3;
+      if (b == 0xE0) low = 0xA0;
+      if (b == 0xED) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      length = 4;
+      if (b == 0xF0) low = 0x90;
+      if (b == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > s.size()) return i;
+    for (int k = 1; k < length; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (c < low || c > high) : (c < 0x80 || c > 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+CsvReader::CsvReader(std::string path, LastLineEnd last_line_end)
+    : path_(std::move(path)), in_(OpenInputFile(path_)), last_line_end_(last_line_end) {}
 
 bool CsvReader::Next() {
   while (std::getline(in_, raw_)) {
     ++line_;
-    row_ended_ = !in_.eof();
+    if (in_.eof() && last_line_end_ == LastLineEnd::kRequired) {
+      Fail(
+          "the last line has no line end: the file is cut short (its writer ends every line "
+          "with one)");
+    }
+    if (const size_t bad = FirstInvalidUtf8(raw_); bad != std::string_view::npos) {
+      Fail("byte " + std::to_string(bad + 1) + " is not valid UTF-8");
+    }
     if (!raw_.empty() && raw_.back() == '\r') raw_.pop_back();
     if (raw_.empty()) continue;
     fields_.clear();
@@ -66,14 +119,6 @@ void CsvReader::ExpectHeader(const std::vector<std::string>& columns) {
 }
 
 void CsvReader::Fail(const std::string& reason) const { throw TraceError(path_, line_, reason); }
-
-namespace {
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-}  // namespace
 
 std::optional<int64_t> CsvReader::OptionalInt(int i, std::string_view column, int64_t min,
                                               int64_t max) const {

@@ -1,6 +1,10 @@
 // A streaming reader of comma-separated files (RFC 4180 quoting, CRLF or LF line ends, an optional
 // header line) whose every error names the file and line. Rows are read one at a time, so memory
 // does not grow with the file.
+//
+// Every line must end with a line end unless the reader is told the file's writer leaves the
+// last one without: a missing one is the only sign of a file cut inside its last field. Every line
+// must be valid UTF-8, so that no name read from it turns into something else on its way out.
 #ifndef ARCHIMEDES_TRACE_CSV_READER_H_
 #define ARCHIMEDES_TRACE_CSV_READER_H_
 
@@ -23,20 +27,19 @@ class CsvReader {
   static constexpr double kMinDouble = std::numeric_limits<double>::lowest();
   static constexpr double kMaxDouble = std::numeric_limits<double>::max();
 
+  enum class LastLineEnd { kRequired, kOptional };
+
   // Throws TraceError when the file cannot be opened.
-  explicit CsvReader(std::string path);
+  explicit CsvReader(std::string path, LastLineEnd last_line_end = LastLineEnd::kRequired);
 
   // Reads the next row into fields(); false at the end of the file. Blank lines are skipped.
+  // Throws TraceError on a line that is not UTF-8 and on a last line without its required end.
   bool Next();
 
   const std::string& path() const { return path_; }
   int64_t line() const { return line_; }
   int size() const { return static_cast<int>(fields_.size()); }
   std::string_view field(int i) const { return fields_[i]; }
-
-  // False for a last row with no line end after it: in a file its writer always ends with one, the
-  // sign of a file cut short (inside its last field, perhaps, where nothing else would show).
-  bool row_ended() const { return row_ended_; }
 
   // Throws TraceError unless the row has exactly `n` fields.
   void ExpectFields(int n) const;
@@ -64,8 +67,8 @@ class CsvReader {
   std::ifstream in_;
   std::string raw_;
   std::vector<std::string> fields_;
+  LastLineEnd last_line_end_;
   int64_t line_ = 0;
-  bool row_ended_ = true;
 };
 
 }  // namespace archimedes

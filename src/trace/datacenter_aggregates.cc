@@ -123,7 +123,9 @@ UsageSeries ReadGoogle2019Aggregate(const std::string& dir) {
 UsageSeries ReadAzure2019Aggregate(const std::string& dir) {
   UsageSeries s = NewSeries("azure2019");
   for (const auto& [week, path] : NumberedFiles(dir, "week")) {
-    CsvReader csv(path);
+    // Microsoft publishes these files without a line end after the last row, so a file cut inside
+    // its last value cannot be told from a whole one.
+    CsvReader csv(path, CsvReader::LastLineEnd::kOptional);
     csv.ExpectHeader({"timestamp", "cpu_usage", "assigned_mem"});
     while (csv.Next()) {
       csv.ExpectFields(3);

@@ -51,11 +51,40 @@ TEST(CsvReaderTest, RangeErrorsNameColumnValueAndRange) {
   EXPECT_THAT(ErrorOf([&] { csv.Double(2, "c", 0, 1); }), HasSubstr("column c: -1 is outside"));
 }
 
-TEST(CsvReaderTest, LastRowWithoutLineEndIsFlagged) {
-  CsvReader csv = ReaderOf("1,2\n3,4");
-  EXPECT_TRUE(csv.row_ended());
+std::string WriteFile(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/csv_reader_test_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::ofstream(path, std::ios::trunc | std::ios::binary) << text;
+  return path;
+}
+
+TEST(CsvReaderTest, ALastLineWithoutItsEndIsAFileCutShort) {
+  CsvReader csv(WriteFile("1,2\n3,4"));
   ASSERT_TRUE(csv.Next());
-  EXPECT_FALSE(csv.row_ended());
+  EXPECT_THAT(ErrorOf([&] { csv.Next(); }),
+              HasSubstr(":2: the last line has no line end: the file is cut short"));
+}
+
+TEST(CsvReaderTest, AWriterThatLeavesTheLastLineEndOutIsAllowedTo) {
+  CsvReader csv(WriteFile("1,2\n3,4"), CsvReader::LastLineEnd::kOptional);
+  ASSERT_TRUE(csv.Next());
+  ASSERT_TRUE(csv.Next());
+  EXPECT_EQ(csv.field(1), "4");
+  EXPECT_FALSE(csv.Next());
+}
+
+TEST(CsvReaderTest, EveryLineIsValidUtf8) {
+  CsvReader good(WriteFile("caf\xc3\xa9,\xe6\x9c\xba\xe5\x99\xa8,\xf0\x9f\x98\x80\n"));
+  ASSERT_TRUE(good.Next());
+  EXPECT_EQ(good.field(0), "caf\xc3\xa9");
+  for (const std::string bad :
+       {"ab\xff\n", "ab\xc3\n", "\xc0\xaf\n", "\xed\xa0\x80\n", "\xf4\x90\x80\x80\n"}) {
+    CsvReader csv(WriteFile("ok\n" + bad));
+    ASSERT_TRUE(csv.Next());
+    EXPECT_THAT(ErrorOf([&] { csv.Next(); }), HasSubstr(":2: byte ")) << bad;
+  }
+  CsvReader csv(WriteFile("a,b\xff\n"));
+  EXPECT_THAT(ErrorOf([&] { csv.Next(); }), HasSubstr(":1: byte 4 is not valid UTF-8"));
 }
 
 }  // namespace

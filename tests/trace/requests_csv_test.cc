@@ -72,9 +72,9 @@ TEST(RequestsCsvTest, TheHeaderIsCheckedWholeAndAnAppIsListedOnce) {
               HasSubstr(":1: expected the header app,cpu,memory,disk,network[,replicas]"));
   EXPECT_THAT(error_of("app,cpu,memory,disk,network,replica\n"),
               HasSubstr(":1: expected the header"));
-  EXPECT_THAT(error_of("app,cpu,memory,disk,n"), HasSubstr(":1: expected the header"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,n\n"), HasSubstr(":1: expected the header"));
   EXPECT_THAT(error_of("app,cpu,memory,disk,network"),
-              HasSubstr(":1: the header has no line end: the file is cut short"));
+              HasSubstr(":1: the last line has no line end: the file is cut short"));
   EXPECT_THAT(error_of("app,cpu,memory,disk,network\nweb,1,1Gi,0,0\ndb,1,1Gi,0,0\nweb,2,1Gi,0,0\n"),
               HasSubstr(":4: app \"web\" is listed twice (first on line 2)"));
 }
