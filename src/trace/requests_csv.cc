@@ -28,6 +28,7 @@ std::vector<AppRequests> ReadRequestsFile(const std::string& path) {
     csv.ExpectFields(with_replicas ? 6 : 5);
     AppRequests row;
     row.app = csv.field(0);
+    if (row.app.empty()) csv.Fail("column app is empty");
     if (const auto [first, added] = lines.emplace(row.app, csv.line()); !added) {
       csv.Fail("app \"" + row.app + "\" is listed twice (first on line " +
                std::to_string(first->second) + ")");

@@ -77,6 +77,8 @@ TEST(RequestsCsvTest, TheHeaderIsCheckedWholeAndAnAppIsListedOnce) {
               HasSubstr(":1: the last line has no line end: the file is cut short"));
   EXPECT_THAT(error_of("app,cpu,memory,disk,network\nweb,1,1Gi,0,0\ndb,1,1Gi,0,0\nweb,2,1Gi,0,0\n"),
               HasSubstr(":4: app \"web\" is listed twice (first on line 2)"));
+  EXPECT_THAT(error_of("app,cpu,memory,disk,network\n,1,1Gi,0,0\n"),
+              HasSubstr(":2: column app is empty"));
 }
 
 }  // namespace
