@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,11 @@ struct ReplayArgs {
   int64_t warmup_s = kSecondsPerDay;
   bool surge = false;
   bool quiet = false;
+  std::optional<double> buffer;  // unset: the policy's own
 };
 
 int Run(const ReplayArgs& args) {
-  const Policy policy = MakePolicy(args.policy);
+  const Policy policy = MakePolicy(args.policy, args.buffer);
   ScenarioRequest request{.scenario = args.scenario,
                           .trace = args.trace,
                           .traces_dir = args.traces_dir,
@@ -66,6 +68,7 @@ int Run(const ReplayArgs& args) {
   for (const std::string& why : rejected_jobs) std::cerr << "archimedes: rejected " << why << "\n";
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
   described["rejected_jobs"] = rejected_jobs;
+  if (args.buffer) described["buffer"] = *args.buffer;
   if (scenario.duration_s <= args.warmup_s) {
     throw std::invalid_argument("the scenario lasts " + FormatDuration(scenario.duration_s) +
                                 ", no longer than the warm-up of " + FormatDuration(args.warmup_s) +
@@ -132,6 +135,8 @@ void AddReplayCommand(CLI::App& app) {
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
   cmd->add_option("--profiles", args->profiles_path,
                   "Profiles the peak-load figures judge by (as simulate's --profiles)");
+  cmd->add_option("--buffer", args->buffer,
+                  "The server's burst buffer (its --buffer), for a policy that keeps one");
   cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
   cmd->callback([args] {
     int rc = Run(*args);

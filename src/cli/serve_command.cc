@@ -25,6 +25,7 @@ int Run(const ServeArgs& args) {
   ServerConfig config;
   if (!args.config_path.empty()) ReadConfigFile(args.config_path, config);
   for (const auto& [key, value] : args.flags) SetConfigKey(config, key, value);
+  CheckConfig(config);
 
   // SIGTERM and SIGINT are taken by one thread, which stops the server gracefully; every other
   // thread (started after this) inherits the mask.

@@ -52,8 +52,15 @@ struct SimulateArgs {
   bool surge = false;
   bool shrink = false;
   bool quiet = false;
-  int threads = 0;  // 0: one per core, at most one per policy
+  int threads = 0;               // 0: one per core, at most one per policy
+  std::optional<double> buffer;  // unset: each policy's own
 };
+
+// `name` with the --buffer of `args` when it keeps a burst buffer.
+Policy PolicyFor(const std::string& name, const SimulateArgs& args) {
+  const Policy policy = MakePolicy(name);
+  return args.buffer && policy.keeps_buffer ? MakePolicy(name, args.buffer) : policy;
+}
 
 std::vector<std::string> SplitComma(const std::string& text) {
   std::vector<std::string> parts;
@@ -79,7 +86,12 @@ int Run(const SimulateArgs& args) {
   }
   std::vector<std::string> policies =
       args.policies.empty() ? PolicyNames() : SplitComma(args.policies);
-  for (const std::string& p : policies) MakePolicy(p);  // unknown names fail early
+  bool buffered = false;
+  for (const std::string& p : policies) buffered |= PolicyFor(p, args).keeps_buffer;  // fail early
+  if (args.buffer && !buffered) {
+    throw std::invalid_argument("--buffer: none of the policies run keeps a burst buffer (" +
+                                args.policies + ")");
+  }
 
   ScenarioRequest request{.scenario = args.scenario,
                           .trace = args.trace,
@@ -105,6 +117,7 @@ int Run(const SimulateArgs& args) {
   for (const std::string& why : rejected_jobs) std::cerr << "archimedes: rejected " << why << "\n";
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
   described["rejected_jobs"] = rejected_jobs;
+  if (args.buffer) described["buffer"] = *args.buffer;
 
   if (!args.explain_service.empty()) {
     bool known = false;
@@ -153,7 +166,7 @@ int Run(const SimulateArgs& args) {
   };
   std::vector<PolicyRun> runs = ParallelMap(static_cast<int>(policies.size()), threads, [&](int i) {
     const std::string& name = policies[i];
-    const Policy policy = MakePolicy(name);
+    const Policy policy = PolicyFor(name, args);
     PolicyRun run;
     SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s};
     // Service usage does not depend on placement, so one policy's run records the history.
@@ -210,7 +223,7 @@ int Run(const SimulateArgs& args) {
       };
     }
     for (const PolicyResult& r : results) {
-      shrunk.push_back(FindSmallestFleet(scenario, r.policy, shrink, &r.metrics));
+      shrunk.push_back(FindSmallestFleet(scenario, PolicyFor(r.policy, args), shrink, &r.metrics));
     }
     std::cout << FormatShrinkTable(shrunk);
   }
@@ -275,6 +288,9 @@ void AddSimulateCommand(CLI::App& app) {
                   "Write an HTML report (one self-contained file, every policy side by side, "
                   "docs/reports.md) to this file");
   cmd->add_flag("--quiet", args->quiet, "Show no progress on stderr");
+  cmd->add_option("--buffer", args->buffer,
+                  "Burst buffer of the policies that keep one (reclaim, archimedes): share of "
+                  "each node kept free of batch for services' peaks, in [0, 0.9] (default 0.1)");
   cmd->add_option("--threads", args->threads,
                   "Run this many policies side by side (default: one per core, at most one per "
                   "policy); every figure is the same as with --threads 1")

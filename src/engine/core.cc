@@ -21,7 +21,7 @@ EngineCore::EngineCore(const Policy& policy, EngineOptions options, std::vector<
     : policy_(policy),
       options_(std::move(options)),
       services_placement_(policy_.services(options_.seed)),
-      batch_(policy_.batch(options_.seed)),
+      batch_(policy_.batch(options_.seed, policy_.buffer)),
       pressure_(policy_.pressure ? policy_.pressure() : nullptr),
       health_(policy_.health ? policy_.health() : nullptr),
       state_(std::move(nodes), batch_->accounting()),

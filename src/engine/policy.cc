@@ -1,6 +1,7 @@
 #include "engine/policy.h"
 
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 namespace archimedes {
@@ -35,7 +36,7 @@ constexpr Registration kPolicies[] = {
 // The strategies say what they are whatever the seed: built once, with any.
 PolicyTraits TraitsOf(const Policy& policy) {
   const std::unique_ptr<ServicePlacement> services = policy.services(0);
-  const std::unique_ptr<BatchPlacement> batch = policy.batch(0);
+  const std::unique_ptr<BatchPlacement> batch = policy.batch(0, policy.buffer);
   return PolicyTraits{.buffer = policy.buffer,
                       .uses_profiles = services->uses_profiles() || batch->uses_profiles(),
                       .batch_accounting = batch->accounting()};
@@ -57,9 +58,22 @@ std::vector<std::string> AllPolicyNames() {
   return names;
 }
 
-Policy MakePolicy(std::string_view name) {
+Policy MakePolicy(std::string_view name, std::optional<double> buffer) {
   for (const Registration& r : kPolicies) {
     if (Policy policy = r.make(); policy.name == name) {
+      if (buffer) {
+        if (!policy.keeps_buffer) {
+          throw std::invalid_argument("policy \"" + policy.name +
+                                      "\" keeps no burst buffer: a buffer is a setting of the "
+                                      "policies that put batch beside services");
+        }
+        if (!(*buffer >= 0 && *buffer <= kMaxBuffer)) {
+          std::ostringstream why;
+          why << "a burst buffer of " << *buffer << " is outside [0, " << kMaxBuffer << "]";
+          throw std::invalid_argument(why.str());
+        }
+        policy.buffer = *buffer;
+      }
       policy.traits = TraitsOf(policy);
       return policy;
     }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,10 +38,13 @@ struct Policy {
   std::string name;
   std::string description;
   // The burst buffer: share of each node's capacity kept free of batch for services' peaks.
+  // Policies that do not keep one (kube-scheduler's) ignore it.
   double buffer = 0.10;
-  // Each builds a fresh strategy for one engine, from the engine's seed.
+  bool keeps_buffer = false;
+  // Each builds a fresh strategy for one engine, from the engine's seed (and, for batch, the
+  // buffer above).
   std::function<std::unique_ptr<ServicePlacement>(uint64_t seed)> services;
-  std::function<std::unique_ptr<BatchPlacement>(uint64_t seed)> batch;
+  std::function<std::unique_ptr<BatchPlacement>(uint64_t seed, double buffer)> batch;
   // Null: nothing beyond the kernel's OOM killer.
   std::function<std::unique_ptr<PressureResponse>()> pressure;
   // Null: warnings are not acted on.
@@ -56,9 +60,14 @@ std::vector<std::string> PolicyNames();
 // archimedes off, for measuring what it changes.
 std::vector<std::string> AllPolicyNames();
 
-// The policy with its traits. Throws std::invalid_argument naming the unknown policy and the
-// known ones.
-Policy MakePolicy(std::string_view name);
+// The largest burst buffer a policy takes: above it, nothing is left for batch below the hot
+// threshold.
+inline constexpr double kMaxBuffer = 0.9;
+
+// The policy with its traits, with `buffer` instead of its own burst buffer when given. Throws
+// std::invalid_argument naming the unknown policy and the known ones, for a buffer outside
+// [0, kMaxBuffer], and for a buffer given to a policy that keeps none.
+Policy MakePolicy(std::string_view name, std::optional<double> buffer = std::nullopt);
 
 }  // namespace archimedes
 

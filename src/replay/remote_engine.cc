@@ -60,6 +60,8 @@ RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const S
   };
   mismatch("clock", server.at("clock").get<std::string>(), "virtual");
   mismatch("policy", server.at("policy").get<std::string>(), policy.name);
+  mismatch("buffer", server.at("buffer").get<std::string>(),
+           policy.keeps_buffer ? nlohmann::json(policy.buffer).dump() : "none");
   mismatch("seed", std::to_string(server.at("seed").get<uint64_t>()), std::to_string(options.seed));
   mismatch("cycle", server.at("cycle").get<std::string>(), std::to_string(options.cycle_s) + "s");
   const nlohmann::json clock = Call("GET", "/v1/clock");

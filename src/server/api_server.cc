@@ -25,6 +25,7 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
   // state.
   const std::map<std::string, std::string> settings = {
       {"policy", config.policy},
+      {"buffer", BufferSetting(config)},
       {"seed", std::to_string(config.seed)},
       {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
       {"cycle", FormatDuration(config.cycle_s)},
@@ -61,9 +62,9 @@ int64_t WallSeconds() {
 ApiServer::ApiServer(ServerConfig config)
     : config_(std::move(config)),
       journal_(OpenJournal(config_)),
-      plane_(MakePolicy(config_.policy), PlaneOptions{.cycle_s = config_.cycle_s,
-                                                      .usage_round_s = config_.usage_round_s,
-                                                      .seed = config_.seed}),
+      plane_(ConfiguredPolicy(config_), PlaneOptions{.cycle_s = config_.cycle_s,
+                                                     .usage_round_s = config_.usage_round_s,
+                                                     .seed = config_.seed}),
       context_(config_, plane_, *journal_, metrics_) {
   const int threads = config_.http_threads;
   // Small answers go out at once rather than waiting for the client's delayed ack.

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/policy.h"
 #include "kube/yaml.h"
 #include "model/duration.h"
@@ -55,6 +57,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"leader-lease", "etcd store: the leader's lease TTL, the longest a failover waits (10s)"},
       {"advertise", "etcd store: this replica's URL, named by followers (default: listen's)"},
       {"policy", "the engine's policy"},
+      {"buffer",
+       "share of each node kept free of batch for services' peaks, in [0, 0.9] "
+       "(default: the policy's own; reclaim and archimedes keep one)"},
       {"seed", "the engine's tie-breaking between equally scored nodes (a whole number)"},
       {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
       {"cycle", "scheduling cycle period (a duration: 1s)"},
@@ -97,6 +102,14 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
       Fail(key, value, e.what());
     }
     config.policy = value;
+  } else if (key == "buffer") {
+    double buffer = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), buffer);
+    if (ec != std::errc() || end != value.data() + value.size() || !(buffer >= 0) ||
+        buffer > kMaxBuffer) {
+      Fail(key, value, "expected a share of capacity in [0, 0.9], such as 0.1");
+    }
+    config.buffer = buffer;
   } else if (key == "seed") {
     uint64_t seed = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seed);
@@ -137,6 +150,23 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
     for (const ConfigKey& k : ConfigKeys()) known += (known.empty() ? "" : ", ") + k.name;
     throw ConfigError("unknown key \"" + std::string(key) + "\" (known: " + known + ")");
   }
+}
+
+void CheckConfig(const ServerConfig& config) {
+  try {
+    ConfiguredPolicy(config);
+  } catch (const std::invalid_argument& e) {
+    Fail("buffer", nlohmann::json(*config.buffer).dump(), e.what());
+  }
+}
+
+Policy ConfiguredPolicy(const ServerConfig& config) {
+  return MakePolicy(config.policy, config.buffer);
+}
+
+std::string BufferSetting(const ServerConfig& config) {
+  const Policy policy = ConfiguredPolicy(config);
+  return policy.keeps_buffer ? nlohmann::json(policy.buffer).dump() : "none";
 }
 
 void ReadConfigFile(const std::string& path, ServerConfig& config) {

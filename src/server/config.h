@@ -10,6 +10,8 @@
 //   leader-lease: 10s          etcd: the leader's lease; a follower leads this long after it dies
 //   advertise: http://...      etcd: this replica's URL, which followers name (default: listen's)
 //   policy: archimedes         the engine's policy (engine/policy.h)
+//   buffer: 0.1                share of each node kept free of batch for services' peaks
+//                              (the policy's own when unset; only policies that keep one)
 //   seed: 1                    the engine's tie-breaking between equally scored nodes
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
@@ -20,10 +22,13 @@
 #define ARCHIMEDES_SERVER_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/policy.h"
 
 namespace archimedes {
 
@@ -42,6 +47,7 @@ struct ServerConfig {
   int64_t leader_lease_s = 10;
   std::string advertise;  // empty: http:// and the address it listens on
   std::string policy = "archimedes";
+  std::optional<double> buffer;  // unset: the policy's own
   uint64_t seed = 1;
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
@@ -59,6 +65,15 @@ const std::vector<ConfigKey>& ConfigKeys();
 
 // Sets `key` from its text. Throws ConfigError.
 void SetConfigKey(ServerConfig& config, std::string_view key, const std::string& value);
+
+// Throws ConfigError when keys set one by one do not go together (a buffer for a policy that
+// keeps none). Call once every key is set.
+void CheckConfig(const ServerConfig& config);
+
+// The policy `config` names, with its buffer. Call after CheckConfig.
+Policy ConfiguredPolicy(const ServerConfig& config);
+// That policy's burst buffer as text ("0.1"), or "none" for a policy that keeps none.
+std::string BufferSetting(const ServerConfig& config);
 
 // Applies the YAML file at `path` (one document: a mapping of keys to scalars) to `config`.
 // Throws ConfigError naming the file, the line and the key.

@@ -34,6 +34,7 @@ void AddSystemRoutes(Router& router, ApiContext& context) {
     const ServerConfig& c = context.config;
     return Reply{200,
                  {{"policy", c.policy},
+                  {"buffer", BufferSetting(c)},
                   {"seed", c.seed},
                   {"clock", c.clock == ClockMode::kVirtual ? "virtual" : "wall"},
                   {"cycle", FormatDuration(c.cycle_s)},

@@ -85,20 +85,19 @@ bool HostsServices(const Metrics& m) {
   return m.unplaced_replica_share == 0 && m.hot_node_time == 0 && m.sla_services == 1;
 }
 
-ShrinkResult FindSmallestFleet(const Scenario& scenario, const std::string& policy,
+ShrinkResult FindSmallestFleet(const Scenario& scenario, const Policy& policy,
                                const ShrinkOptions& options, const Metrics* full_run) {
   if (options.profiles == nullptr) throw std::invalid_argument("shrink search without profiles");
   const int total = static_cast<int>(scenario.nodes.size());
-  ShrinkResult result{.policy = policy, .full_nodes = total};
+  ShrinkResult result{.policy = policy.name, .full_nodes = total};
   auto record = [&](ShrinkStep step) {
-    if (options.on_step) options.on_step(policy, step);
+    if (options.on_step) options.on_step(policy.name, step);
     result.steps.push_back(step);
     return result.steps.back();
   };
   auto simulate = [&](int nodes) {
     const Scenario cut = ShrinkFleet(scenario, nodes);
-    const Policy p = MakePolicy(policy);
-    const Metrics m = SimulateMeasuringPeaks(cut, p, options.sim, *options.profiles);
+    const Metrics m = SimulateMeasuringPeaks(cut, policy, options.sim, *options.profiles);
     return record({.nodes = nodes, .hosts = HostsServices(m), .simulated = true, .metrics = m});
   };
 

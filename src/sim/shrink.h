@@ -59,7 +59,7 @@ struct ShrinkOptions {
 
 // Bisects the fleet size for `policy`. `full_run`, when given, is the policy's run at the full
 // size (measured with SimulateMeasuringPeaks and the same options), which is then not repeated.
-ShrinkResult FindSmallestFleet(const Scenario& scenario, const std::string& policy,
+ShrinkResult FindSmallestFleet(const Scenario& scenario, const Policy& policy,
                                const ShrinkOptions& options, const Metrics* full_run = nullptr);
 
 // policy → nodes needed and the figures at that size, as a table and as JSON.

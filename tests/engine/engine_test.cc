@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -353,6 +354,22 @@ TEST(PolicyTest, UnknownPolicyNamesTheKnownOnes) {
   }
   EXPECT_EQ(PolicyNames(),
             (std::vector<std::string>{"k8s-default", "k8s-binpack", "reclaim", "archimedes"}));
+}
+
+TEST(PolicyTest, ABufferReplacesThePolicysOwnWhereItKeepsOne) {
+  for (const std::string name : {"reclaim", "archimedes"}) {
+    const Policy policy = MakePolicy(name, 0.25);
+    EXPECT_DOUBLE_EQ(policy.buffer, 0.25) << name;
+    EXPECT_DOUBLE_EQ(policy.traits.buffer, 0.25) << name;
+    EXPECT_DOUBLE_EQ(MakePolicy(name).buffer, 0.10) << name;
+    EXPECT_THROW(MakePolicy(name, -0.01), std::invalid_argument) << name;
+    EXPECT_THROW(MakePolicy(name, 0.91), std::invalid_argument) << name;
+    EXPECT_THROW(MakePolicy(name, std::nan("")), std::invalid_argument) << name;
+  }
+  for (const std::string name : {"k8s-default", "k8s-binpack"}) {
+    EXPECT_FALSE(MakePolicy(name).keeps_buffer);
+    EXPECT_THROW(MakePolicy(name, 0.1), std::invalid_argument) << name;
+  }
 }
 
 // What drivers read of a policy is what its strategies are, as the engine built from it runs them.

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,23 +38,32 @@ nlohmann::json Figures(const std::string& path) {
   return doc;
 }
 
-void ExpectReplayEqualsSimulate(const std::string& policy) {
+// `flags` go to all three: the server, simulate and the replay.
+void ExpectReplayEqualsSimulate(const std::string& policy, const std::string& flags = "") {
   const std::string data = TempPath("data");
   std::filesystem::remove_all(data);
-  ServeProcess server(data, {"--policy", policy});
+  std::vector<std::string> server_flags = {"--policy", policy};
+  std::istringstream words(flags);
+  for (std::string word; words >> word;) server_flags.push_back(word);
+  ServeProcess server(data, server_flags);
   const std::string simulated = TempPath("simulate.json");
   const std::string replayed = TempPath("replay.json");
-  const auto sim = RunArchimedes(std::string("simulate ") + kScenario + " --quiet --policy " +
-                                 policy + " --json " + simulated);
+  const std::string common = std::string(kScenario) + " --quiet --policy " + policy + " " + flags;
+  const auto sim = RunArchimedes("simulate " + common + " --json " + simulated);
   ASSERT_EQ(sim.status, 0) << sim.output;
-  const auto replay = RunArchimedes(
-      std::string("replay ") + kScenario + " --quiet --policy " + policy +
-      " --server http://127.0.0.1:" + std::to_string(server.port()) + " --json " + replayed);
+  const auto replay = RunArchimedes("replay " + common + " --server http://127.0.0.1:" +
+                                    std::to_string(server.port()) + " --json " + replayed);
   ASSERT_EQ(replay.status, 0) << replay.output;
   EXPECT_EQ(Figures(replayed).dump(2), Figures(simulated).dump(2));
 }
 
 TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8s-default"); }
+
+// The server's --buffer reaches its engine: a buffer three times the default keeps the same
+// figures as simulate's with that buffer.
+TEST(ReplayTest, EqualsSimulateUnderReclaimWithItsBufferSet) {
+  ExpectReplayEqualsSimulate("reclaim", "--buffer 0.3");
+}
 
 TEST(ReplayTest, RefusesAServerOfAnotherPolicy) {
   const std::string data = TempPath("data");
@@ -64,6 +75,18 @@ TEST(ReplayTest, RefusesAServerOfAnotherPolicy) {
   EXPECT_NE(replay.status, 0);
   EXPECT_NE(replay.output.find("runs with policy k8s-binpack, the replay needs k8s-default"),
             std::string::npos)
+      << replay.output;
+}
+
+TEST(ReplayTest, RefusesAServerOfAnotherBuffer) {
+  const std::string data = TempPath("data");
+  std::filesystem::remove_all(data);
+  ServeProcess server(data, {"--policy", "reclaim", "--buffer", "0.2"});
+  const auto replay = RunArchimedes(
+      std::string("replay ") + kScenario +
+      " --quiet --policy reclaim --server http://127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_NE(replay.status, 0);
+  EXPECT_NE(replay.output.find("runs with buffer 0.2, the replay needs 0.1"), std::string::npos)
       << replay.output;
 }
 

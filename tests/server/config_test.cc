@@ -31,6 +31,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "usage-round", "1m");
   SetConfigKey(c, "max-body", "4Mi");
   SetConfigKey(c, "http-threads", "128");
+  SetConfigKey(c, "buffer", "0.25");
   EXPECT_EQ(ListenAddress(c), "0.0.0.0:9090");
   EXPECT_EQ(c.data, "/var/lib/archimedes");
   EXPECT_EQ(c.policy, "reclaim");
@@ -40,7 +41,8 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.usage_round_s, 60);
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
   EXPECT_EQ(c.http_threads, 128);
-  EXPECT_EQ(ConfigKeys().size(), 12u);
+  EXPECT_EQ(c.buffer, 0.25);
+  EXPECT_EQ(ConfigKeys().size(), 13u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
@@ -75,9 +77,29 @@ TEST(ConfigTest, BadValuesAreNamed) {
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "colour", "blue"); }).find("unknown key \"colour\""),
             std::string::npos);
+  for (const char* buffer : {"-0.1", "0.95", "nan", "10%"}) {
+    EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "buffer", buffer); }).find("[0, 0.9]"),
+              std::string::npos)
+        << buffer;
+  }
   // Nothing half-set.
   EXPECT_EQ(ListenAddress(c), "127.0.0.1:8080");
   EXPECT_EQ(c.cycle_s, 1);
+}
+
+// A buffer goes only to a policy that keeps one, whichever key was set first.
+TEST(ConfigTest, ABufferNeedsAPolicyThatKeepsOne) {
+  ServerConfig c;
+  SetConfigKey(c, "buffer", "0.2");
+  CheckConfig(c);
+  EXPECT_EQ(BufferSetting(c), "0.2");
+  EXPECT_DOUBLE_EQ(ConfiguredPolicy(c).buffer, 0.2);
+  SetConfigKey(c, "policy", "k8s-default");
+  EXPECT_NE(ErrorOf([&] { CheckConfig(c); }).find("policy \"k8s-default\" keeps no burst buffer"),
+            std::string::npos);
+  c.buffer.reset();
+  CheckConfig(c);
+  EXPECT_EQ(BufferSetting(c), "none");
 }
 
 TEST(ConfigTest, AnEtcdStoreNamesItsMembersAndPrefix) {

@@ -124,8 +124,8 @@ TEST(ShrinkSearchTest, FindsTheFewestNodesWithoutHotNodes) {
   const ProfileSet profiles = LearnWarmupProfiles(scenario.workload, sim.warmup_s, sim.seed);
   for (const std::string policy : {"k8s-default", "archimedes"}) {
     SCOPED_TRACE(policy);
-    const ShrinkResult r =
-        FindSmallestFleet(scenario, policy, ShrinkOptions{.sim = sim, .profiles = &profiles});
+    const ShrinkResult r = FindSmallestFleet(scenario, MakePolicy(policy),
+                                             ShrinkOptions{.sim = sim, .profiles = &profiles});
     EXPECT_EQ(r.full_nodes, 10);
     EXPECT_EQ(r.nodes_needed, 3);
     EXPECT_TRUE(HostsServices(r.at_needed));

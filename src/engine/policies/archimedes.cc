@@ -12,10 +12,11 @@ Policy Archimedes(std::string name, std::string description, bool refine, bool a
   Policy policy{.name = std::move(name),
                 .description = std::move(description),
                 .buffer = kBuffer,
+                .keeps_buffer = true,
                 .services = [refine](uint64_t seed) { return NewProfilePlacement(refine, seed); },
                 .batch =
-                    [serverless_cpu_borrow](uint64_t seed) {
-                      return NewPlannedBatch(kBuffer, serverless_cpu_borrow, seed + 1);
+                    [serverless_cpu_borrow](uint64_t seed, double buffer) {
+                      return NewPlannedBatch(buffer, serverless_cpu_borrow, seed + 1);
                     },
                 .pressure = [] { return NewSlaRelief(); }};
   if (act_on_health) policy.health = [] { return NewHealthMigration(); };

@@ -8,7 +8,7 @@ Policy K8sBinpackPolicy() {
       .name = "k8s-binpack",
       .description = "request-based, MostAllocated + BalancedAllocation, batch as plain pods",
       .services = [](uint64_t seed) { return NewRequestPlacement(true, seed); },
-      .batch = [](uint64_t seed) { return NewPodBatch(true, seed + 1); }};
+      .batch = [](uint64_t seed, double) { return NewPodBatch(true, seed + 1); }};
 }
 
 }  // namespace archimedes

@@ -8,7 +8,7 @@ Policy K8sDefaultPolicy() {
       .name = "k8s-default",
       .description = "request-based, LeastAllocated + BalancedAllocation, batch as plain pods",
       .services = [](uint64_t seed) { return NewRequestPlacement(false, seed); },
-      .batch = [](uint64_t seed) { return NewPodBatch(false, seed + 1); }};
+      .batch = [](uint64_t seed, double) { return NewPodBatch(false, seed + 1); }};
 }
 
 }  // namespace archimedes

@@ -6,15 +6,16 @@ namespace archimedes {
 // k8s-default; batch on the capacity services reserve but do not use, as soon as it fits, evicted
 // lowest priority first on memory pressure.
 Policy ReclaimPolicy() {
-  constexpr double kBuffer = 0.10;
-  return Policy{.name = "reclaim",
-                .description =
-                    "services as k8s-default; batch on reclaimed capacity as soon as "
-                    "it fits, naive batch eviction on pressure",
-                .buffer = kBuffer,
-                .services = [](uint64_t seed) { return NewRequestPlacement(false, seed); },
-                .batch = [](uint64_t seed) { return NewReclaimedBatch(kBuffer, seed + 1); },
-                .pressure = [] { return NewBatchEviction(); }};
+  return Policy{
+      .name = "reclaim",
+      .description =
+          "services as k8s-default; batch on reclaimed capacity as soon as "
+          "it fits, naive batch eviction on pressure",
+      .buffer = 0.10,
+      .keeps_buffer = true,
+      .services = [](uint64_t seed) { return NewRequestPlacement(false, seed); },
+      .batch = [](uint64_t seed, double buffer) { return NewReclaimedBatch(buffer, seed + 1); },
+      .pressure = [] { return NewBatchEviction(); }};
 }
 
 }  // namespace archimedes
