@@ -16,17 +16,17 @@ mkdir -p "$out"
 command -v chromium >/dev/null || { echo "chromium is missing: run scripts/setup.sh" >&2; exit 1; }
 data=$(mktemp -d "${TMPDIR:-/tmp}/archimedes-dashboard-XXXXXX")
 "$archimedes" serve --clock virtual --policy archimedes --listen 127.0.0.1:0 --data "$data" \
-  >"$out/serve.log" 2>&1 &
+  >"$out/serve-$mode.log" 2>&1 &
 serve=$!
 trap 'kill "$serve" 2>/dev/null; wait "$serve" 2>/dev/null; rm -rf "$data"' EXIT
 url=""
 for _ in $(seq 100); do
-  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$out/serve.log" || true)
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$out/serve-$mode.log" || true)
   [ -n "$url" ] && break
-  kill -0 "$serve" 2>/dev/null || { cat "$out/serve.log" >&2; exit 1; }
+  kill -0 "$serve" 2>/dev/null || { cat "$out/serve-$mode.log" >&2; exit 1; }
   sleep 0.1
 done
-[ -n "$url" ] || { echo "serve did not say where it listens" >&2; cat "$out/serve.log" >&2; exit 1; }
+[ -n "$url" ] || { echo "serve did not say where it listens" >&2; cat "$out/serve-$mode.log" >&2; exit 1; }
 if [ "$mode" = undriven ]; then
   if node "$here/dashboard_check.js" "$url" "$out/undriven.png" -- sleep 3 >"$out/undriven.log" 2>&1; then
     echo "the check passed a page the server never changed" >&2
