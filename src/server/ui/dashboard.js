@@ -420,10 +420,13 @@ function drawProfile(profile) {
   show('profile', summary, ...charts);
 }
 
+// Members record wall-clock seconds; the fault simulation's are small.
+const decidedAt = (t) => t === undefined ? '' : t > 1e9 ? new Date(t * 1000).toISOString() : `${t} s`;
+
 function drawMagi(magi) {
   if (magi.items.length === 0) return show('magi', note(magi.message));
   const rows = magi.items.map((d) => [
-    d.node || d.key || '', d.kind || '', d.outcome || '', d.decided_at === undefined ? '' : String(d.decided_at),
+    d.node || d.key || '', d.kind || '', d.outcome || '', decidedAt(d.decided_at),
     `${d.yes || 0} / ${d.no || 0} / ${d.abstain || 0}`, String(d.yes_pods || ''),
     d.explanation || d.message || '',
   ]);
