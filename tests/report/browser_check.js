@@ -21,8 +21,8 @@ function main() {
   }
   const browser = startChromium(kTimeoutMs);
   (async () => {
-    const tab = await browser.openTab(kWidth, 900, (url) => /^(file|data|about):/.test(url),
-                                      'request leaves the file');
+    const tab = await browser.openTab(
+        kWidth, 900, (url) => /^(file|data|about):/.test(url), 'request leaves the file');
     await tab.navigate(pathToFileURL(path.resolve(page)).href);
     browser.stage = 'checking the charts';
     const {charts, empty, height} = await tab.evaluate(kChartCheck);

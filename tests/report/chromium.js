@@ -104,8 +104,9 @@ function startChromium(timeoutMs) {
         if (method === 'Runtime.exceptionThrown') {
           problems.push(`uncaught exception: ${params.exceptionDetails.text} ${
               params.exceptionDetails.exception?.description || ''}`);
-        } else if (method === 'Runtime.consoleAPICalled' &&
-                   (params.type === 'error' || params.type === 'assert')) {
+        } else if (
+            method === 'Runtime.consoleAPICalled' &&
+            (params.type === 'error' || params.type === 'assert')) {
           problems.push(`console ${params.type}: ${params.args.map((a) => a.value).join(' ')}`);
         } else if (method === 'Log.entryAdded' && params.entry.level === 'error') {
           problems.push(`browser log error: ${params.entry.text} ${params.entry.url || ''}`);
@@ -116,8 +117,9 @@ function startChromium(timeoutMs) {
         }
       });
       for (const domain of ['Runtime', 'Log', 'Network', 'Page']) await session(`${domain}.enable`);
-      const resize = (h) => session('Emulation.setDeviceMetricsOverride',
-                                    {width, height: h, deviceScaleFactor: 1, mobile: false});
+      const resize = (h) => session(
+          'Emulation.setDeviceMetricsOverride',
+          {width, height: h, deviceScaleFactor: 1, mobile: false});
       await resize(height);
       return {
         problems,
@@ -145,9 +147,13 @@ function startChromium(timeoutMs) {
     },
   };
   browser.on('error', (e) => self.fail([`cannot start chromium: ${e.message}`]));
-  setTimeout(() => self.fail([`no answer from chromium within ${timeoutMs} ms while ${self.stage}`]),
-             timeoutMs);
+  setTimeout(
+      () => self.fail([`no answer from chromium within ${timeoutMs} ms while ${self.stage}`]),
+      timeoutMs);
   return self;
 }
 
-module.exports = {startChromium, kChartCheck};
+module.exports = {
+  startChromium,
+  kChartCheck
+};

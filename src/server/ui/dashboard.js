@@ -10,8 +10,8 @@ const kPollMs = 1000;
 const kSlowPollMs = 10000;  // the application list and MAGI's decisions, which change rarely
 const kMaxRows = 60;        // nodes in the heat map and the plan, contracts in the SLA chart
 const kHistory = 600;       // queue samples kept for the queue chart
-const kPalette = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
-                  '#9c755f'];
+const kPalette =
+    ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#9c755f'];
 const kDims = ['cpu', 'memory', 'disk', 'network', 'gpu'];
 const kPhases = ['Queued', 'Planned', 'Running', 'Late', 'Succeeded', 'Failed'];
 const kSvg = 'http://www.w3.org/2000/svg';
@@ -19,8 +19,17 @@ const kSvg = 'http://www.w3.org/2000/svg';
 // --- values ---
 
 const kSuffixes = {
-  m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
 };
 // A Kubernetes quantity ("500m", "4Gi") in canonical units (cores for cpu, bytes for memory).
 function quantity(text) {
@@ -88,7 +97,11 @@ function titled(element, title) {
 
 function chart(title, width, height) {
   const svg = svgElement('svg', {
-    class: 'chart', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+    class: 'chart',
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
     'aria-label': title,
   });
   label(svg, 0, 14, title, {class: 'title'});
@@ -133,10 +146,18 @@ function barChart(title, rows, {max = 0, mark = null, markLabel = ''} = {}) {
     const y = top + i * rowHeight;
     label(svg, labelWidth - 6, y + 11, r.name, {class: 'row-label', 'text-anchor': 'end'});
     // At least 2 px, so that a contract or phase at zero still shows where it stands.
-    titled(svgElement('rect', {
-      class: 'data', x: labelWidth, y: y + 2, height: rowHeight - 4,
-      width: Math.max(x(r.value) - labelWidth, 2), fill: r.color,
-    }, svg), r.title || `${r.name}: ${r.text}`);
+    titled(
+        svgElement(
+            'rect', {
+              class: 'data',
+              x: labelWidth,
+              y: y + 2,
+              height: rowHeight - 4,
+              width: Math.max(x(r.value) - labelWidth, 2),
+              fill: r.color,
+            },
+            svg),
+        r.title || `${r.name}: ${r.text}`);
     label(svg, x(r.value) + 4, y + 11, r.text, {class: 'tick'});
   });
   if (mark !== null) {
@@ -172,22 +193,36 @@ function lineChart(title, series, {width = 540, height = 220, xLabel, yLabel, re
   }
   let legendY = top + 8;
   const legend = (name, color, dashed) => {
-    svgElement('line', {
-      x1: width - right + 8, x2: width - right + 26, y1: legendY - 4, y2: legendY - 4,
-      stroke: color, 'stroke-width': 2, 'stroke-dasharray': dashed ? '4 3' : 'none',
-    }, svg);
+    svgElement(
+        'line', {
+          x1: width - right + 8,
+          x2: width - right + 26,
+          y1: legendY - 4,
+          y2: legendY - 4,
+          stroke: color,
+          'stroke-width': 2,
+          'stroke-dasharray': dashed ? '4 3' : 'none',
+        },
+        svg);
     label(svg, width - right + 30, legendY, name, {class: 'legend'});
     legendY += 15;
   };
   for (const r of references) {
-    svgElement('line', {
-      x1: left, x2: width - right, y1: py(r.value), y2: py(r.value), stroke: r.color,
-      'stroke-dasharray': '4 3',
-    }, svg);
+    svgElement(
+        'line', {
+          x1: left,
+          x2: width - right,
+          y1: py(r.value),
+          y2: py(r.value),
+          stroke: r.color,
+          'stroke-dasharray': '4 3',
+        },
+        svg);
     legend(r.name, r.color, true);
   }
   for (const s of series) {
-    const d = s.points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`);
+    const d =
+        s.points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`);
     titled(svgElement('path', {class: 'data', d: d.join(''), stroke: s.color}, svg), s.name);
     legend(s.name, s.color, false);
   }
@@ -233,12 +268,22 @@ function drawFleet(nodes) {
       if (share === null) return;
       const x = labelWidth + c * cellWidth;
       const what = `${dims[Math.floor(c / 2)]} ${c % 2 ? 'used' : 'requested'}`;
-      titled(svgElement('rect', {
-        class: 'data', x, y, width: cellWidth - 1, height: rowHeight - 1, fill: heatColor(share),
-      }, svg), `${row.name}, ${what}: ${percent(share)} of allocatable`);
+      titled(
+          svgElement(
+              'rect', {
+                class: 'data',
+                x,
+                y,
+                width: cellWidth - 1,
+                height: rowHeight - 1,
+                fill: heatColor(share),
+              },
+              svg),
+          `${row.name}, ${what}: ${percent(share)} of allocatable`);
       if (rowHeight >= 14) {
-        label(svg, x + cellWidth / 2, y + rowHeight - 4, percent(share),
-              {class: 'cell-label', 'text-anchor': 'middle', fill: share > 0.6 ? '#fff' : '#222'});
+        label(
+            svg, x + cellWidth / 2, y + rowHeight - 4, percent(share),
+            {class: 'cell-label', 'text-anchor': 'middle', fill: share > 0.6 ? '#fff' : '#222'});
       }
     });
   });
@@ -247,9 +292,13 @@ function drawFleet(nodes) {
 
 function drawPlan(plan, policy) {
   if (plan.items.length === 0) {
-    return show('plan', note(policy === 'archimedes' ?
-        'No task waits for a planned place now: every pending task either starts this cycle or waits in the queue.' :
-        `The policy ${policy} has no batch planner: it places tasks when they fit, so no task is ever planned.`));
+    return show(
+        'plan',
+        note(
+            policy === 'archimedes' ?
+                'No task waits for a planned place now: every pending task either starts this cycle or waits in the queue.' :
+                `The policy ${
+                    policy} has no batch planner: it places tasks when they fit, so no task is ever planned.`));
   }
   const now = plan.time;
   // Tasks of one job in the same window on the same node make one bar.
@@ -267,7 +316,8 @@ function drawPlan(plan, policy) {
   const plotWidth = 900;
   const laneHeight = 14;
   const top = 40;
-  const x = (t) => labelWidth + (plotWidth * (Math.min(Math.max(t, now), end) - now)) / (end - now || 1);
+  const x = (t) =>
+      labelWidth + (plotWidth * (Math.min(Math.max(t, now), end) - now)) / (end - now || 1);
   // Each node's bars in lanes, so that windows that overlap do not hide one another.
   const lanes = new Map(nodes.map((n) => [n, []]));
   const placed = [];
@@ -285,14 +335,17 @@ function drawPlan(plan, policy) {
     rowTop.set(n, y);
     y += Math.max(lanes.get(n).length, 1) * laneHeight + 6;
   }
-  const svg = chart(`Batch plan: ${plan.items.length} tasks on ${nodes.length} nodes over the next ${formatDuration(end - now)}`,
-                    labelWidth + plotWidth + 20, y + 4);
+  const svg = chart(
+      `Batch plan: ${plan.items.length} tasks on ${nodes.length} nodes over the next ${
+          formatDuration(end - now)}`,
+      labelWidth + plotWidth + 20, y + 4);
   const steps = [300, 900, 1800, 3600, 7200, 10800, 21600, 43200];
   const step = steps.find((s) => (end - now) / s <= 10) || 86400;
   for (let t = 0; t <= end - now; t += step) {
     svgElement('line', {class: 'grid', x1: x(now + t), x2: x(now + t), y1: top - 6, y2: y}, svg);
-    label(svg, x(now + t), top - 10, t === 0 ? 'now' : `+${formatDuration(t)}`,
-          {class: 'tick', 'text-anchor': 'middle'});
+    label(
+        svg, x(now + t), top - 10, t === 0 ? 'now' : `+${formatDuration(t)}`,
+        {class: 'tick', 'text-anchor': 'middle'});
   }
   for (const n of nodes) {
     label(svg, labelWidth - 6, rowTop.get(n) + 11, n, {class: 'row-label', 'text-anchor': 'end'});
@@ -301,10 +354,20 @@ function drawPlan(plan, policy) {
     const x0 = x(g.start);
     const width = Math.max(x(g.end) - x0, 2);
     const by = rowTop.get(g.node) + g.lane * laneHeight;
-    titled(svgElement('rect', {
-      class: g.late ? 'data late' : 'data', x: x0, y: by, width, height: laneHeight - 2,
-      fill: colorOf(g.job),
-    }, svg), `${g.job}: ${g.count} task${g.count > 1 ? 's' : ''} on ${g.node}, from +${formatDuration(g.start - now)} to +${formatDuration(g.end - now)}${g.late ? ', late (after its tolerance)' : ''}`);
+    titled(
+        svgElement(
+            'rect', {
+              class: g.late ? 'data late' : 'data',
+              x: x0,
+              y: by,
+              width,
+              height: laneHeight - 2,
+              fill: colorOf(g.job),
+            },
+            svg),
+        `${g.job}: ${g.count} task${g.count > 1 ? 's' : ''} on ${g.node}, from +${
+            formatDuration(g.start - now)} to +${formatDuration(g.end - now)}${
+            g.late ? ', late (after its tolerance)' : ''}`);
     const text = g.count > 1 ? `${g.job} ×${g.count}` : g.job;
     if (width > 7 * text.length) {
       label(svg, x0 + 3, by + laneHeight - 5, text, {class: 'cell-label', fill: '#fff'});
@@ -355,18 +418,24 @@ function drawQueues(metrics, time) {
   }
   if (queueHistory.length >= 2) {
     const kinds = ['serverless', 'offline'];
-    children.push(lineChart('Pending tasks by kind, since this page opened', kinds.map((k, i) => ({
-      name: `${k} (${depth[k]} now)`, color: kPalette[i],
-      points: queueHistory.map((h) => [h.time, h[k]]),
-    })), {xLabel: (t) => formatDuration(t - queueHistory[0].time), yLabel: (v) => v.toFixed(0)}));
+    children.push(lineChart(
+        'Pending tasks by kind, since this page opened',
+        kinds.map((k, i) => ({
+                    name: `${k} (${depth[k]} now)`,
+                    color: kPalette[i],
+                    points: queueHistory.map((h) => [h.time, h[k]]),
+                  })),
+        {xLabel: (t) => formatDuration(t - queueHistory[0].time), yLabel: (v) => v.toFixed(0)}));
   } else {
-    children.push(note(`Pending tasks now: ${depth.serverless} serverless, ${depth.offline} offline; their history draws as the server's clock moves.`));
+    children.push(note(`Pending tasks now: ${depth.serverless} serverless, ${
+        depth.offline} offline; their history draws as the server's clock moves.`));
   }
   show('queues', ...children);
 }
 
 function drawSla(sla) {
-  if (sla.items.length === 0) return show('sla', note('No contract yet: every service and job has one.'));
+  if (sla.items.length === 0)
+    return show('sla', note('No contract yet: every service and job has one.'));
   // Each contract's allowance used: 1 is its target exactly, above 1 broken.
   const rows = sla.items.map((c) => {
     let used;
@@ -384,8 +453,10 @@ function drawSla(sla) {
     }
     const breaches = c.breaches.slice(0, 3).map((b) => b.reason).join('; ');
     return {
-      name: `${c.kind === 'Service' ? 'service' : 'job'} ${c.name}`, value: Math.min(used, 3),
-      text: c.honoured ? text : `${text}, broken`, honoured: c.honoured,
+      name: `${c.kind === 'Service' ? 'service' : 'job'} ${c.name}`,
+      value: Math.min(used, 3),
+      text: c.honoured ? text : `${text}, broken`,
+      honoured: c.honoured,
       color: c.honoured ? '#59a14f' : '#e15759',
       title: `${c.kind} ${c.name}: ${text}${breaches ? ` (${breaches})` : ''}`,
     };
@@ -393,44 +464,81 @@ function drawSla(sla) {
   rows.sort((a, b) => a.honoured - b.honoured || b.value - a.value || a.name.localeCompare(b.name));
   const honoured = rows.filter((r) => r.honoured).length;
   const shown = rows.slice(0, kMaxRows);
-  show('sla', barChart(
-      `${honoured} of ${rows.length} contracts honoured${shown.length < rows.length ? ` (${shown.length} shown)` : ''}: share of each one's allowance used`,
-      shown, {max: 1.2, mark: 1, markLabel: 'target'}));
+  show(
+      'sla',
+      barChart(
+          `${honoured} of ${rows.length} contracts honoured${
+              shown.length < rows.length ? ` (${shown.length} shown)` :
+                                           ''}: share of each one's allowance used`,
+          shown, {max: 1.2, mark: 1, markLabel: 'target'}));
 }
 
 function drawProfile(profile) {
   if (!profile) {
-    return show('profile', note('No profile yet: profiles are learned from the usage the node agents report, rebuilt once per usage round.'));
+    return show(
+        'profile',
+        note(
+            'No profile yet: profiles are learned from the usage the node agents report, rebuilt once per usage round.'));
   }
   const a = profile.application;
   const bins = a.mean.cpu.length;
   const hours = (b) => (24 * b) / bins;
-  const charts = [['cpu', 1000, 'cores'], ['memory', 2 ** 30, 'GiB']].map(([d, unit, name]) => lineChart(
-      `${a.app}: ${d} per replica over the day (${name})`,
-      [{name: 'mean', color: kPalette[0], points: a.mean[d].map((v, b) => [hours(b), v / unit])},
-       {name: 'high', color: kPalette[1], points: a.high[d].map((v, b) => [hours(b), v / unit])}],
-      {
-        xLabel: (h) => `${h.toFixed(0)}h`, yLabel: (v) => v.toPrecision(2),
-        references: [{name: 'request', value: a.request[d] / unit, color: '#c00'},
-                     {name: 'recommended', value: a.recommended[d] / unit, color: '#59a14f'}],
-      }));
-  const warnings = (profile.warnings || []).map((w) => w.message || JSON.stringify(w));
-  const summary = note(`Class ${profile.class.id} (${profile.class.description}); ${a.samples} samples of ${a.containers} containers; built at ${formatDuration(profile.builtAt)}.` +
-                       (warnings.length ? ` Warnings: ${warnings.join('; ')}` : ' No health warning.'));
+  const charts = [['cpu', 1000, 'cores'], ['memory', 2 ** 30, 'GiB']].map(
+      ([d, unit, name]) => lineChart(
+          `${a.app}: ${d} per replica over the day (${name})`,
+          [
+            {
+              name: 'mean',
+              color: kPalette[0],
+              points: a.mean[d].map((v, b) => [hours(b), v / unit])
+            },
+            {
+              name: 'high',
+              color: kPalette[1],
+              points: a.high[d].map((v, b) => [hours(b), v / unit])
+            }
+          ],
+          {
+            xLabel: (h) => `${h.toFixed(0)}h`,
+            yLabel: (v) => v.toPrecision(2),
+            references: [
+              {name: 'request', value: a.request[d] / unit, color: '#c00'},
+              {name: 'recommended', value: a.recommended[d] / unit, color: '#59a14f'}
+            ].filter((r) => r.value > 0),
+          }));
+  const warnings = (profile.warnings || [])
+                       .map(
+                           (w) => `${w.kind} of ${w.container} (${w.dim}) at ${
+                               formatDuration(w.time)}${w.detail ? `: ${w.detail}` : ''}`);
+  const summary = note(
+      `Class ${profile.class.id} (${profile.class.description}); ${a.samples} samples of ${
+          a.containers} containers; built at ${formatDuration(profile.builtAt)}.` +
+      (warnings.length ? ` Warnings: ${warnings.join('; ')}` : ' No health warning.'));
   show('profile', summary, ...charts);
 }
 
 // Members record wall-clock seconds; the fault simulation's are small.
-const decidedAt = (t) => t === undefined ? '' : t > 1e9 ? new Date(t * 1000).toISOString() : `${t} s`;
+const decidedAt = (t) => t === undefined ? '' :
+    t > 1e9                              ? new Date(t * 1000).toISOString() :
+                                           `${t} s`;
 
 function drawMagi(magi) {
   if (magi.items.length === 0) return show('magi', note(magi.message));
-  const rows = magi.items.map((d) => [
-    d.node || d.key || '', d.kind || '', d.outcome || '', decidedAt(d.decided_at),
-    `${d.yes || 0} / ${d.no || 0} / ${d.abstain || 0}`, String(d.yes_pods || ''),
-    d.explanation || d.message || '',
+  const rows = magi.items.map(
+      (d) =>
+          [d.node || d.key || '',
+           d.kind || '',
+           d.outcome || '',
+           decidedAt(d.decided_at),
+           `${d.yes || 0} / ${d.no || 0} / ${d.abstain || 0}`,
+           String(d.yes_pods || ''),
+           d.explanation || d.message || '',
   ]);
-  show('magi', table(['node', 'kind', 'outcome', 'decided at', 'yes / no / abstain', 'PODs', 'explanation'], rows));
+  show(
+      'magi',
+      table(
+          ['node', 'kind', 'outcome', 'decided at', 'yes / no / abstain', 'PODs', 'explanation'],
+          rows));
 }
 
 // --- polling ---
@@ -441,7 +549,12 @@ async function get(path, text = false) {
   return text ? response.text() : response.json();
 }
 
-const state = {server: null, seen: '', slowAt: 0, apps: []};
+const state = {
+  server: null,
+  seen: '',
+  slowAt: 0,
+  apps: []
+};
 
 function setStatus(text, down) {
   const status = document.getElementById('status');
@@ -475,7 +588,9 @@ async function update() {
   const seen = `${time}/${events}/${app}`;
   if (seen !== state.seen || slow) {
     const [nodes, plan, sla, profile] = await Promise.all([
-      get('/v1/nodes'), get('/v1/plan'), get('/v1/sla'),
+      get('/v1/nodes'),
+      get('/v1/plan'),
+      get('/v1/sla'),
       app ? get(`/v1/profiles/${encodeURIComponent(app)}`) : null,
     ]);
     drawFleet(nodes);
@@ -487,7 +602,10 @@ async function update() {
   }
   const clock = server.clock === 'virtual' ? `virtual clock at ${formatDuration(time)}` :
                                              `wall clock at ${new Date(time * 1000).toISOString()}`;
-  setStatus(`policy ${server.policy} · ${clock} · store ${server.store} · ${events} events applied · updated ${new Date().toLocaleTimeString()}`, false);
+  setStatus(
+      `policy ${server.policy} · ${clock} · store ${server.store} · ${
+          events} events applied · updated ${new Date().toLocaleTimeString()}`,
+      false);
 }
 
 async function poll() {

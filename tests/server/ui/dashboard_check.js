@@ -31,14 +31,15 @@ function main() {
   const origin = new URL(url).origin;
   const browser = startChromium(kTimeoutMs);
   (async () => {
-    const tab = await browser.openTab(kWidth, 900,
-                                      (u) => u.startsWith(origin + '/') || /^(data|about):/.test(u),
-                                      'request leaves the server');
+    const tab = await browser.openTab(
+        kWidth, 900, (u) => u.startsWith(origin + '/') || /^(data|about):/.test(u),
+        'request leaves the server');
     await tab.navigate(`${origin}/ui`);
     browser.stage = 'waiting for the first update';
     const signature = () => tab.evaluate(`document.querySelector('main').innerHTML`);
-    for (let i = 0; /connecting/.test(await tab.evaluate(
-             `document.getElementById('status').textContent`)); ++i) {
+    for (let i = 0;
+         /connecting/.test(await tab.evaluate(`document.getElementById('status').textContent`));
+         ++i) {
       if (i > 80) throw new Error('the page never left "connecting…"');
       await sleep(kSampleMs);
     }
@@ -89,8 +90,9 @@ function main() {
     await sleep(200);
     await tab.screenshot(screenshot);
     if (tab.problems.length > 0) return browser.fail(tab.problems);
-    console.log(`${origin}/ui: ${seen.size} states while driven, ${charts} charts drew data, ` +
-                `no error; screenshot ${screenshot}`);
+    console.log(
+        `${origin}/ui: ${seen.size} states while driven, ${charts} charts drew data, ` +
+        `no error; screenshot ${screenshot}`);
     browser.finish(0);
   })().catch((e) => browser.fail([`${e.message} while ${browser.stage}`]));
 }
