@@ -59,6 +59,14 @@ function formatDuration(s) {
   return parts.slice(0, 2).join('');
 }
 
+// The axis' top: the least of 1, 2, 4 and 8 × 10^k at or above `v`, so that its quarters are
+// round numbers.
+function niceCeil(v) {
+  if (!(v > 0)) return 1;
+  const scale = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 4, 8, 10].map((m) => m * scale).find((top) => top >= v * (1 - 1e-9));
+}
+
 const percent = (share) => `${(100 * share).toFixed(share < 0.1 ? 1 : 0)}%`;
 
 // YlOrRd's ends and middle, interpolated: the reports' heat colour (src/report/heat_map.cc).
@@ -179,13 +187,15 @@ function lineChart(title, series, {width = 540, height = 220, xLabel, yLabel, re
   const xs = points.map((p) => p[0]);
   const ys = [...points.map((p) => p[1]), ...references.map((r) => r.value)];
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
-  const y1 = Math.max(...ys) * 1.05 || 1;
+  const y1 = niceCeil(Math.max(...ys));
   const px = (v) => left + ((width - left - right) * (v - x0)) / (x1 - x0 || 1);
   const py = (v) => top + (height - top - bottom) * (1 - v / y1);
   for (let k = 0; k <= 4; ++k) {
     const v = (y1 * k) / 4;
     svgElement('line', {class: 'grid', x1: left, x2: width - right, y1: py(v), y2: py(v)}, svg);
-    label(svg, left - 4, py(v) + 4, yLabel(v), {class: 'tick', 'text-anchor': 'end'});
+    label(
+        svg, left - 4, py(v) + 4, yLabel(Number(v.toPrecision(6))),
+        {class: 'tick', 'text-anchor': 'end'});
   }
   for (let k = 0; k <= 4; ++k) {
     const v = x0 + ((x1 - x0) * k) / 4;
@@ -425,7 +435,7 @@ function drawQueues(metrics, time) {
                     color: kPalette[i],
                     points: queueHistory.map((h) => [h.time, h[k]]),
                   })),
-        {xLabel: (t) => formatDuration(t - queueHistory[0].time), yLabel: (v) => v.toFixed(0)}));
+        {xLabel: (t) => formatDuration(t - queueHistory[0].time), yLabel: String}));
   } else {
     children.push(note(`Pending tasks now: ${depth.serverless} serverless, ${
         depth.offline} offline; their history draws as the server's clock moves.`));
@@ -500,7 +510,7 @@ function drawProfile(profile) {
           ],
           {
             xLabel: (h) => `${h.toFixed(0)}h`,
-            yLabel: (v) => v.toPrecision(2),
+            yLabel: String,
             references: [
               {name: 'request', value: a.request[d] / unit, color: '#c00'},
               {name: 'recommended', value: a.recommended[d] / unit, color: '#59a14f'}
