@@ -67,6 +67,9 @@ function niceCeil(v) {
   return [1, 2, 4, 8, 10].map((m) => m * scale).find((top) => top >= v * (1 - 1e-9));
 }
 
+// Names in the order people number them: node-2 before node-10.
+const byName = (a, b) => a.localeCompare(b, 'en', {numeric: true});
+
 const percent = (share) => `${(100 * share).toFixed(share < 0.1 ? 1 : 0)}%`;
 
 // YlOrRd's ends and middle, interpolated: the reports' heat colour (src/report/heat_map.cc).
@@ -255,7 +258,7 @@ function drawFleet(nodes) {
     }
     return {name: n.metadata.name, condition: n.status.condition, cells};
   });
-  rows.sort((a, b) => (b.cells[0] || 0) - (a.cells[0] || 0) || a.name.localeCompare(b.name));
+  rows.sort((a, b) => (b.cells[0] || 0) - (a.cells[0] || 0) || byName(a.name, b.name));
   const shown = rows.slice(0, kMaxRows);
   const labelWidth = 150;
   const cellWidth = 70;
@@ -320,7 +323,7 @@ function drawPlan(plan, policy) {
     g.late = g.late || t.late;
     groups.set(key, g);
   }
-  const nodes = [...new Set(plan.items.map((t) => t.node))].sort().slice(0, kMaxRows);
+  const nodes = [...new Set(plan.items.map((t) => t.node))].sort(byName).slice(0, kMaxRows);
   const end = Math.min(Math.max(...plan.items.map((t) => t.end)), now + 86400);
   const labelWidth = 150;
   const plotWidth = 900;
@@ -471,7 +474,7 @@ function drawSla(sla) {
       title: `${c.kind} ${c.name}: ${text}${breaches ? ` (${breaches})` : ''}`,
     };
   });
-  rows.sort((a, b) => a.honoured - b.honoured || b.value - a.value || a.name.localeCompare(b.name));
+  rows.sort((a, b) => a.honoured - b.honoured || b.value - a.value || byName(a.name, b.name));
   const honoured = rows.filter((r) => r.honoured).length;
   const shown = rows.slice(0, kMaxRows);
   show(
@@ -579,6 +582,7 @@ function updateApps(profiles) {
   const chosen = select.value;
   state.apps = apps;
   select.replaceChildren(...apps.map((app) => new Option(app, app, false, app === chosen)));
+  select.disabled = apps.length === 0;
 }
 
 async function update() {
