@@ -4,6 +4,8 @@
 // the SQLite store there is no etcd to read: the answer says so rather than show nothing.
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/api_error.h"
 #include "server/etcd_location.h"
