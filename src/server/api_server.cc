@@ -102,6 +102,8 @@ ApiServer::ApiServer(ServerConfig config)
   AddSystemRoutes(router, context_);
   AddLeaderRoutes(router, context_);
   AddExtenderRoutes(router, context_);
+  AddMagiRoutes(router, context_);
+  AddUiRoutes(router, context_);
   if (config_.port == 0) {
     port_ = http_.bind_to_any_port(config_.host);
   } else if (http_.bind_to_port(config_.host, config_.port)) {

@@ -1,6 +1,7 @@
 #include "server/control_plane.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -813,6 +814,14 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
   const Node& node = state.node(r.id);
   std::string condition = state.ready(r.id) ? "Ready" : "NotReady";
   if (r.removed) condition = "Removed";
+  // What its containers use: the sum of the usage last reported for each (rounded to the units).
+  Resources usage;
+  for (ContainerId id : state.containers_on(r.id)) {
+    if (!containers_[id].has_usage) continue;
+    for (int d = 0; d < kNumDims; ++d) {
+      usage.amount[d] += std::llround(containers_[id].usage.usage[d]);
+    }
+  }
   return {{"apiVersion", kApiVersion},
           {"kind", "Node"},
           {"metadata", Metadata(name, r.version, node.labels)},
@@ -821,6 +830,7 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
            {{"condition", condition},
             {"requested", EncodeResources(state.requested(r.id))},
             {"taskRequested", EncodeResources(state.task_requested(r.id))},
+            {"usage", EncodeResources(usage)},
             {"containers", state.containers_on(r.id).size()}}}};
 }
 

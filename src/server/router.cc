@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 #include "server/api_error.h"
 #include "server/journal.h"
@@ -85,6 +86,25 @@ void Router::Post(const std::string& pattern, const std::string& route, Handler 
 }
 void Router::Delete(const std::string& pattern, const std::string& route, Handler handler) {
   http_.Delete(pattern, Wrap(route, std::move(handler)));
+}
+
+void Router::Asset(const std::string& path, const std::string& content_type,
+                   std::string_view bytes) {
+  std::string pattern;
+  for (const char c : path) {
+    if (std::string_view(".+*?()[]{}|^$\\").find(c) != std::string_view::npos) pattern += '\\';
+    pattern += c;
+  }
+  http_.Get(pattern, [&context = context_, path, content_type, bytes](const httplib::Request&,
+                                                                      httplib::Response& response) {
+    const auto start = std::chrono::steady_clock::now();
+    // Fixed for the life of the binary, but a new binary may bring new ones: always revalidate.
+    response.set_header("Cache-Control", "no-cache");
+    response.set_content(bytes.data(), bytes.size(), content_type);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    context.metrics.ObserveRequest(path, "GET", 200, seconds);
+  });
 }
 
 }  // namespace archimedes

@@ -12,6 +12,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "server/config.h"
 #include "server/control_plane.h"
@@ -63,6 +64,8 @@ class Router {
   void Put(const std::string& pattern, const std::string& route, Handler handler);
   void Post(const std::string& pattern, const std::string& route, Handler handler);
   void Delete(const std::string& pattern, const std::string& route, Handler handler);
+  // GET `path` (exactly) answers `bytes`, which outlive the server, as `content_type`.
+  void Asset(const std::string& path, const std::string& content_type, std::string_view bytes);
 
  private:
   httplib::Server::Handler Wrap(const std::string& route, Handler handler);
@@ -82,6 +85,8 @@ void AddAgentRoutes(Router& router, ApiContext& context);     // actions, contai
 void AddSystemRoutes(Router& router, ApiContext& context);    // clock, metrics, health
 void AddLeaderRoutes(Router& router, ApiContext& context);    // which replica leads
 void AddExtenderRoutes(Router& router, ApiContext& context);  // kube-scheduler's extender
+void AddMagiRoutes(Router& router, ApiContext& context);      // MAGI's decisions (etcd store)
+void AddUiRoutes(Router& router, ApiContext& context);        // the dashboard at /ui
 
 // A path segment: an object's name as the client wrote it (percent-decoded by the server).
 inline std::string PathName(const httplib::Request& request) { return request.matches[1]; }

@@ -239,6 +239,25 @@ void ReportUsage(httplib::Client& c, const std::string& container, const std::st
   ASSERT_EQ(a.status, 200) << a.body.dump();
 }
 
+// A node's status.usage (the dashboard's heat map) is the sum of what its containers last reported.
+TEST(NodeUsageViewTest, SumsTheUsageItsContainersLastReported) {
+  TestServer server;
+  httplib::Client& c = server.client();
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody()).status, 201);
+  ASSERT_EQ(Call(c, "PUT", "/v1/services/web", ServiceBody(2)).status, 201);
+  Advance(c, "1s");
+  Answer node = Call(c, "GET", "/v1/nodes/n1");
+  EXPECT_EQ(node.body["status"]["usage"], json::object()) << "nothing reported yet";
+  const json replicas = Call(c, "GET", "/v1/services/web").body["status"]["replicas"];
+  ASSERT_EQ(replicas.size(), 2U);
+  ReportUsage(c, replicas[0]["name"], "300m");
+  ReportUsage(c, replicas[1]["name"], "200m");
+  ReportUsage(c, replicas[1]["name"], "250m");  // the latest sample counts
+  node = Call(c, "GET", "/v1/nodes/n1");
+  EXPECT_EQ(node.body["status"]["usage"], (json{{"cpu", "550m"}, {"memory", "1Gi"}}))
+      << node.body.dump();
+}
+
 TEST(ProfileViewTest, LearnsFromReportedUsageAndAdvisesARightSize) {
   TestServer server;
   httplib::Client& c = server.client();
