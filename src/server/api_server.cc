@@ -23,7 +23,8 @@ std::string JournalPath(const ServerConfig& config) {
 std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
   // What decides how the events replay: replayed under other settings they would give another
   // state.
-  const std::map<std::string, std::string> settings = {
+  // The policy first: a buffer differs with it.
+  const JournalSettings settings = {
       {"policy", config.policy},
       {"buffer", BufferSetting(config)},
       {"seed", std::to_string(config.seed)},

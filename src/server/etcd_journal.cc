@@ -55,10 +55,12 @@ Event DecodeEvent(int64_t seq, const std::string& value) {
 }
 
 EtcdJournal::EtcdJournal(std::unique_ptr<KvStore> store, std::string prefix,
-                         const std::map<std::string, std::string>& settings)
+                         const JournalSettings& settings)
     : store_(std::move(store)), prefix_(std::move(prefix)) {
   path_ = "etcd " + store_->name() + " " + prefix_;
-  const std::string wanted = nlohmann::json(settings).dump();
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : settings) object[name] = value;
+  const std::string wanted = object.dump();
   CreateResult result;
   try {
     result = store_->CreateIfAbsent(prefix_ + "settings", wanted);

@@ -21,7 +21,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -42,8 +41,7 @@ class EtcdJournal : public Journal {
   // Checks `settings` against those the log was started with (a JournalError names the setting,
   // both values and the prefix), or writes them when the log is new. Throws JournalError when
   // etcd cannot be reached.
-  EtcdJournal(std::unique_ptr<KvStore> store, std::string prefix,
-              const std::map<std::string, std::string>& settings);
+  EtcdJournal(std::unique_ptr<KvStore> store, std::string prefix, const JournalSettings& settings);
 
   // Throws JournalError while this process does not lead.
   int64_t Append(Event event) override;

@@ -15,6 +15,8 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/event.h"
 
@@ -24,6 +26,10 @@ class JournalError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The settings a journal's events replay under, as (name, value): a journal written under others
+// refuses to open, naming the first that differs, in this order.
+using JournalSettings = std::vector<std::pair<std::string, std::string>>;
 
 class Journal {
  public:

@@ -18,8 +18,7 @@ std::string Column(sqlite3_stmt* stmt, int column) {
 
 }  // namespace
 
-SqliteJournal::SqliteJournal(const std::string& path,
-                             const std::map<std::string, std::string>& settings)
+SqliteJournal::SqliteJournal(const std::string& path, const JournalSettings& settings)
     : path_(path) {
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 
 #include "server/group_commit.h"
@@ -20,7 +19,7 @@ class SqliteJournal : public Journal {
  public:
   // Opens or creates the journal at `path`. `settings` are compared with those it was created
   // with: a difference is a JournalError naming the setting, both values and the file.
-  SqliteJournal(const std::string& path, const std::map<std::string, std::string>& settings);
+  SqliteJournal(const std::string& path, const JournalSettings& settings);
   ~SqliteJournal() override;
   SqliteJournal(const SqliteJournal&) = delete;
   SqliteJournal& operator=(const SqliteJournal&) = delete;

@@ -14,11 +14,10 @@
 namespace archimedes {
 namespace {
 
-const std::map<std::string, std::string> kSettings = {{"policy", "k8s-default"},
-                                                      {"clock", "virtual"}};
+const JournalSettings kSettings = {{"policy", "k8s-default"}, {"clock", "virtual"}};
 
 std::unique_ptr<EtcdJournal> Open(const testing::EtcdTestServer& etcd,
-                                  const std::map<std::string, std::string>& settings = kSettings) {
+                                  const JournalSettings& settings = kSettings) {
   return std::make_unique<EtcdJournal>(
       std::make_unique<EtcdCluster>(std::vector<std::string>{etcd.endpoint()}), "/t/", settings);
 }
