@@ -165,6 +165,8 @@ Reply ControlPlane::Dispatch(const Event& event) {
       return ReportUsage(event);
     case EventKind::kClock:
       return event.target == kDriveTarget ? Drive(event) : AdvanceClock(event);
+    case EventKind::kNodeStatus:
+      return NodeStatus(event);
   }
   throw std::logic_error("unknown event kind");
 }
@@ -228,6 +230,48 @@ Reply ControlPlane::DeleteNode(const Event& event) {
   changed.removed = true;
   changed.version = version;
   return {200, NodeJson(event.target, changed)};
+}
+
+Reply ControlPlane::NodeStatus(const Event& event) {
+  const NodeStatusRequest request = DecodeNodeStatus(event.target, event.body);
+  const NodeRecord& record = FindNode(event.target);
+  CheckVersion(request.meta.resource_version, record.version, "node \"" + event.target + "\"");
+  if (engine_.cluster().ready(record.id) == request.ready) {
+    return {200, NodeJson(event.target, record)};
+  }
+  const int64_t version = Commit(event);
+  if (request.ready) {
+    engine_.RecoverNode(record.id);
+  } else {
+    RecordLost(record.id);
+    engine_.FailNode(record.id);
+  }
+  Drain();
+  NodeRecord& changed = nodes_[event.target];
+  changed.version = version;
+  return {200, NodeJson(event.target, changed)};
+}
+
+void ControlPlane::RecordLost(NodeId node) {
+  for (const ContainerId id : engine_.cluster().containers_on(node)) {
+    const int64_t seq = ++last_seq_;
+    nlohmann::json body = {{"seq", seq},
+                           {"kind", "Evict"},
+                           {"reason", "NodeFailed"},
+                           {"time", engine_.now()},
+                           {"node", node_names_[node]},
+                           {"container", containers_[id].name}};
+    const Container& c = engine_.cluster().container(id);
+    if (c.kind == OwnerKind::kService) {
+      body["service"] = service_names_[c.owner];
+    } else {
+      body["job"] = jobs_[c.owner].job.name;
+    }
+    node_actions_[node].push_back({seq, body});
+    actions_.push_back({seq, std::move(body)});
+    container_ids_.erase(containers_[id].name);
+    containers_[id] = {};
+  }
 }
 
 // --- Services.

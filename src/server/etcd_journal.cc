@@ -41,7 +41,7 @@ Event DecodeEvent(int64_t seq, const std::string& value) {
   int64_t kind = 0, time = 0, target = 0, key = 0;
   if (!ReadNumber(text, ' ', kind) || !ReadNumber(text, ' ', time) ||
       !ReadNumber(text, ' ', target) || !ReadNumber(text, '\n', key) ||
-      kind > static_cast<int64_t>(EventKind::kClock) ||
+      kind > static_cast<int64_t>(kLastEventKind) ||
       target + key > static_cast<int64_t>(text.size())) {
     throw JournalError("event " + std::to_string(seq) + " is malformed: \"" + value.substr(0, 80) +
                        "\"");
