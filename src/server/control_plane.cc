@@ -765,6 +765,12 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
     }
     case ActionKind::kEvict:
       out["reason"] = EvictReasonName(a.reason);
+      // The victim's key in the SLA order (sched/sla_contract.h) as the engine chose it: an agent
+      // or operator can tell why this container went before the others on the node.
+      out["sla"] = {{"kind", a.sla.kind == OwnerKind::kService ? "Service" : "Task"},
+                    {"priority", a.sla.priority},
+                    {"loss", a.sla.loss},
+                    {"startTime", a.sla.start_time}};
       break;
     case ActionKind::kThrottle:
       out["limits"] = {{"cpu", FormatMilli(static_cast<int64_t>(a.limits.cpu))},

@@ -102,6 +102,8 @@ TEST(NodeFailureTest, ReplicasArePlacedAgainMostImportantFirstAndRecoveryTakesTh
   ASSERT_FALSE(evict.is_null()) << Actions(c, "n2").dump();
   EXPECT_EQ(evict["reason"], "Preemption");
   EXPECT_EQ(evict["container"], low["name"]);
+  EXPECT_EQ(evict["sla"],
+            (json{{"kind", "Service"}, {"priority", 0}, {"loss", 1.0}, {"startTime", 1}}));
 
   // Recovered, n1 takes containers again: "low" goes there.
   a = Call(c, "PUT", "/v1/nodes/n1/status", Condition("Ready"));
