@@ -187,6 +187,18 @@ std::vector<std::pair<int64_t, Event>> EtcdJournal::Read(int64_t after, int64_t 
   return events;
 }
 
+int64_t EtcdJournal::CompactHistory() {
+  try {
+    const int64_t now = store_->Revision();
+    const int64_t compacted = noted_revision_;
+    if (compacted > 0) store_->Compact(compacted);
+    noted_revision_ = now;
+    return compacted;
+  } catch (const StoreError& e) {
+    throw JournalError(path_ + ": cannot compact etcd's history: " + e.what());
+  }
+}
+
 void EtcdJournal::ForEach(int64_t after,
                           const std::function<void(int64_t seq, const Event&)>& visit) {
   while (true) {
