@@ -334,7 +334,7 @@ DriveRequest DecodeDrive(const std::string& body, int64_t now) {
   return Decoding([&] {
     JsonObject root(JsonValue(kSource, doc));
     DriveRequest request;
-    auto time = [&](JsonValue v) {
+    auto time = [&](const JsonValue& v) {
       const int64_t t = v.Integer(0);
       if (t < now) v.Fail("the clock is at " + std::to_string(now) + " s and never goes back");
       return t;
