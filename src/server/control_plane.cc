@@ -876,6 +876,7 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
           {"kind", "Node"},
           {"metadata", Metadata(name, r.version, node.labels)},
           {"spec", EncodeNodeSpec(node)},
+          // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
           {"status",
            {{"condition", condition},
             {"requested", EncodeResources(state.requested(r.id))},

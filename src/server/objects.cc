@@ -171,7 +171,9 @@ NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& b
     if (text != "Ready" && text != "NotReady") condition.Fail("expected Ready or NotReady");
     r.ready = text == "Ready";
     // What GET shows besides the condition: a status read, changed and sent back is accepted.
-    for (const char* shown : {"requested", "taskRequested", "containers"}) status.Find(shown);
+    for (const char* shown : {"requested", "taskRequested", "usage", "containers"}) {
+      status.Find(shown);
+    }
     status.RejectUnknownKeys();
     root.RejectUnknownKeys();
     return r;
