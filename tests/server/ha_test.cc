@@ -98,6 +98,7 @@ std::unique_ptr<testing::EtcdTestCluster> HaTest::etcd_;
 TEST_F(HaTest, KillNineOfTheLeaderFailsOverWithEveryAcknowledgedJob) {
   auto replicas = StartReplicas(3, "/ha-kill");
   std::vector<testing::ServeProcess*> all;
+  all.reserve(replicas.size());
   for (auto& r : replicas) all.push_back(r.get());
   const int first = AwaitLeader(all, std::chrono::seconds(10));
   ASSERT_GE(first, 0) << "no replica took the lead";
