@@ -1,8 +1,8 @@
 // The service's request bodies (docs/api.md): a node, a service, a job, a container status, a
-// usage batch, a clock advance. The first byte picks the decoder, the rest is the body. Broken
-// input ends in an ApiError (the one error shape, 4xx) and nothing else; a body that is accepted
-// must come back the same through its encoder, as a client reading an object and writing it back
-// expects.
+// usage batch, a node's status, a clock advance. The first byte picks the decoder, the rest is the
+// body. Broken input ends in an ApiError (the one error shape, 4xx) and nothing else; a body that
+// is accepted must come back the same through its encoder, as a client reading an object and
+// writing it back expects.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,7 +23,7 @@ void ExpectRoundTrip(const nlohmann::json& spec, Decode decode, Encode encode) {
 }
 
 void Decode(uint8_t which, const std::string& body) {
-  switch (which % 6) {
+  switch (which % 7) {
     case 0: {
       const NodeRequest r = DecodeNode("node-a", body);
       ExpectRoundTrip(
@@ -52,6 +52,9 @@ void Decode(uint8_t which, const std::string& body) {
       break;
     case 4:
       DecodeUsage(body);
+      break;
+    case 5:
+      DecodeNodeStatus("node-a", body);
       break;
     default:
       DecodeClock(body, 1000);

@@ -62,7 +62,8 @@ text server_requests_fuzz service '\x01{"spec":{"replicas":3,"requests":{"cpu":"
 text server_requests_fuzz job '\x02{"spec":{"kind":"serverless","function":"thumb","tasks":4,"requests":{"cpu":"250m","memory":"128Mi"},"durationEstimate":"90s","delayTolerance":"30m","gang":true}}'
 text server_requests_fuzz status '\x03{"phase":"OOMKilled","exitCode":137}'
 text server_requests_fuzz usage '\x04{"samples":[{"container":"web-1","usage":{"cpu":"350m","memory":"800Mi"}},{"container":"job-0-4","usage":{"cpu":"900m"},"workDone":"2m"}]}'
-text server_requests_fuzz clock '\x05{"advance":"1h30m"}'
+text server_requests_fuzz node-status '\x05{"metadata":{"resourceVersion":"3"},"status":{"condition":"NotReady","containers":2}}'
+text server_requests_fuzz clock '\x06{"advance":"1h30m"}'
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/server_event.csv" 30
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/batch_task.csv" 30
 seed alibaba_2018_fuzz "$traces/alibaba-v2018/machine_meta.csv" 30

@@ -221,13 +221,13 @@ NodeId RemoteEngine::AddNode(const Node& node) {
 
 void RemoteEngine::FailNode(NodeId n) {
   throw ReplayError("node \"" + state_.node(n).name +
-                    "\" fails in the scenario: the API has no node failure yet, so a replay "
-                    "cannot play it");
+                    "\" fails in the scenario: replay does not play node failures yet (the "
+                    "server has them, PUT /v1/nodes/{name}/status, but this mirror does not)");
 }
 
 void RemoteEngine::RecoverNode(NodeId n) {
   throw ReplayError("node \"" + state_.node(n).name +
-                    "\" recovers in the scenario: the API has no node failure yet");
+                    "\" recovers in the scenario: replay does not play node failures yet");
 }
 
 void RemoteEngine::PutService(int32_t service, int replicas) {

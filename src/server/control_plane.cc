@@ -165,6 +165,8 @@ Reply ControlPlane::Dispatch(const Event& event) {
       return ReportUsage(event);
     case EventKind::kClock:
       return event.target == kDriveTarget ? Drive(event) : AdvanceClock(event);
+    case EventKind::kNodeStatus:
+      return NodeStatus(event);
   }
   throw std::logic_error("unknown event kind");
 }
@@ -228,6 +230,48 @@ Reply ControlPlane::DeleteNode(const Event& event) {
   changed.removed = true;
   changed.version = version;
   return {200, NodeJson(event.target, changed)};
+}
+
+Reply ControlPlane::NodeStatus(const Event& event) {
+  const NodeStatusRequest request = DecodeNodeStatus(event.target, event.body);
+  const NodeRecord& record = FindNode(event.target);
+  CheckVersion(request.meta.resource_version, record.version, "node \"" + event.target + "\"");
+  if (engine_.cluster().ready(record.id) == request.ready) {
+    return {200, NodeJson(event.target, record)};
+  }
+  const int64_t version = Commit(event);
+  if (request.ready) {
+    engine_.RecoverNode(record.id);
+  } else {
+    RecordLost(record.id);
+    engine_.FailNode(record.id);
+  }
+  Drain();
+  NodeRecord& changed = nodes_[event.target];
+  changed.version = version;
+  return {200, NodeJson(event.target, changed)};
+}
+
+void ControlPlane::RecordLost(NodeId node) {
+  for (const ContainerId id : engine_.cluster().containers_on(node)) {
+    const int64_t seq = ++last_seq_;
+    nlohmann::json body = {{"seq", seq},
+                           {"kind", "Evict"},
+                           {"reason", "NodeFailed"},
+                           {"time", engine_.now()},
+                           {"node", node_names_[node]},
+                           {"container", containers_[id].name}};
+    const Container& c = engine_.cluster().container(id);
+    if (c.kind == OwnerKind::kService) {
+      body["service"] = service_names_[c.owner];
+    } else {
+      body["job"] = jobs_[c.owner].job.name;
+    }
+    node_actions_[node].push_back({seq, body});
+    actions_.push_back({seq, std::move(body)});
+    container_ids_.erase(containers_[id].name);
+    containers_[id] = {};
+  }
 }
 
 // --- Services.
@@ -721,6 +765,12 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
     }
     case ActionKind::kEvict:
       out["reason"] = EvictReasonName(a.reason);
+      // The victim's key in the SLA order (sched/sla_contract.h) as the engine chose it: an agent
+      // or operator can tell why this container went before the others on the node.
+      out["sla"] = {{"kind", a.sla.kind == OwnerKind::kService ? "Service" : "Task"},
+                    {"priority", a.sla.priority},
+                    {"loss", a.sla.loss},
+                    {"startTime", a.sla.start_time}};
       break;
     case ActionKind::kThrottle:
       out["limits"] = {{"cpu", FormatMilli(static_cast<int64_t>(a.limits.cpu))},
@@ -826,6 +876,7 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
           {"kind", "Node"},
           {"metadata", Metadata(name, r.version, node.labels)},
           {"spec", EncodeNodeSpec(node)},
+          // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
           {"status",
            {{"condition", condition},
             {"requested", EncodeResources(state.requested(r.id))},

@@ -171,6 +171,11 @@ class ControlPlane {
 
   Reply PutNode(const Event& event);
   Reply DeleteNode(const Event& event);
+  Reply NodeStatus(const Event& event);
+  // Before node `node` fails: tells its agent that every container on it is gone, an Evict
+  // (reason NodeFailed) each, numbered as actions are, so that an agent that comes back stops
+  // what it still runs. The engine ends them without an action (its world lost them).
+  void RecordLost(NodeId node);
   Reply PutService(const Event& event);
   Reply DeleteService(const Event& event);
   Reply SubmitJob(const Event& event);

@@ -41,7 +41,7 @@ Event DecodeEvent(int64_t seq, const std::string& value) {
   int64_t kind = 0, time = 0, target = 0, key = 0;
   if (!ReadNumber(text, ' ', kind) || !ReadNumber(text, ' ', time) ||
       !ReadNumber(text, ' ', target) || !ReadNumber(text, '\n', key) ||
-      kind > static_cast<int64_t>(EventKind::kClock) ||
+      kind > static_cast<int64_t>(kLastEventKind) ||
       target + key > static_cast<int64_t>(text.size())) {
     throw JournalError("event " + std::to_string(seq) + " is malformed: \"" + value.substr(0, 80) +
                        "\"");
@@ -187,6 +187,18 @@ std::vector<std::pair<int64_t, Event>> EtcdJournal::Read(int64_t after, int64_t 
     events.emplace_back(seq, DecodeEvent(seq, kv.value));
   }
   return events;
+}
+
+int64_t EtcdJournal::CompactHistory() {
+  try {
+    const int64_t now = store_->Revision();
+    const int64_t compacted = noted_revision_;
+    if (compacted > 0) store_->Compact(compacted);
+    noted_revision_ = now;
+    return compacted;
+  } catch (const StoreError& e) {
+    throw JournalError(path_ + ": cannot compact etcd's history: " + e.what());
+  }
 }
 
 void EtcdJournal::ForEach(int64_t after,

@@ -57,6 +57,14 @@ class EtcdJournal : public Journal {
   // `last` (the last one in the log: the caller has read them all since it took the lead).
   void Lead(int64_t term, int64_t last);
 
+  // Bounds etcd's history: discards what the store superseded before the revision noted at the
+  // previous call (KvStore::Compact; store-wide, as etcd's compaction is), then notes the
+  // revision now for the next call. Called periodically by the leader, it keeps one period of
+  // history for whoever reads or watches at a past revision, as kube-apiserver's compaction does.
+  // The log's own keys are never superseded, so every event stays. Returns the revision compacted
+  // at, 0 at the first call. Throws JournalError.
+  int64_t CompactHistory();
+
   KvStore& store() { return *store_; }
   const std::string& prefix() const { return prefix_; }
 
@@ -70,6 +78,7 @@ class EtcdJournal : public Journal {
   std::string prefix_;
   std::string path_;
   std::atomic<int64_t> term_{0};  // 0: not leading
+  int64_t noted_revision_ = 0;    // CompactHistory's
   GroupCommit commit_;
 };
 

@@ -19,7 +19,10 @@ enum class EventKind : uint8_t {
   kContainerStatus,
   kUsage,
   kClock,
+  kNodeStatus,  // a node failed (NotReady) or recovered (Ready)
 };
+// Kinds are stored as their numbers: a new kind goes last.
+inline constexpr EventKind kLastEventKind = EventKind::kNodeStatus;
 
 struct Event {
   EventKind kind = EventKind::kClock;

@@ -19,6 +19,16 @@ void Sample(std::string& out, const std::string& name, const std::string& labels
   out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + Number(v) + "\n";
 }
 
+// A label value as the exposition format writes it: backslash, quote and newline escaped.
+std::string LabelValue(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return out;
+}
+
 }  // namespace
 
 void Histogram::Observe(double seconds) {
@@ -57,8 +67,13 @@ void ServerMetrics::ObserveCycle(double seconds) {
   cycle_seconds_.Observe(seconds);
 }
 
-std::string ServerMetrics::Render(const ControlPlane& plane) const {
+std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& replica,
+                                  bool leading) const {
   std::string out;
+  Header(out, "archimedes_leader", "gauge",
+         "1 on the replica that applies writes (the etcd lease holder; always with SQLite), "
+         "0 on a follower.");
+  Sample(out, "archimedes_leader", "replica=\"" + LabelValue(replica) + "\"", leading ? 1 : 0);
   const Engine& engine = plane.engine();
   const EngineStats stats = engine.stats();
   {

@@ -1,7 +1,8 @@
 // /metrics in the Prometheus text exposition format (version 0.0.4): what the HTTP layer measures
 // (requests by route, method and code, with a latency histogram; how long each scheduling cycle
 // took) and what the control plane knows (decision and planner latency, queue depth by kind, jobs
-// by phase, allocation and utilisation per dimension, evictions and migrations). Thread-safe.
+// by phase, allocation and utilisation per dimension, evictions and migrations) and whether this
+// replica leads. Thread-safe.
 #ifndef ARCHIMEDES_SERVER_METRICS_H_
 #define ARCHIMEDES_SERVER_METRICS_H_
 
@@ -36,8 +37,10 @@ class ServerMetrics {
   void ObserveRequest(const std::string& route, const std::string& method, int code,
                       double seconds);
   void ObserveCycle(double seconds);
-  // The whole exposition; the caller holds the control plane's lock.
-  std::string Render(const ControlPlane& plane) const;
+  // The whole exposition; the caller holds the control plane's lock. `replica` is this
+  // process's advertised URL and `leading` whether it applies writes (always, with SQLite): the
+  // archimedes_leader gauge, 1 on the one replica that leads and 0 on the others.
+  std::string Render(const ControlPlane& plane, const std::string& replica, bool leading) const;
 
  private:
   mutable std::mutex mu_;

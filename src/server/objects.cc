@@ -152,6 +152,34 @@ NodeRequest DecodeNode(const std::string& name, const std::string& body) {
   });
 }
 
+NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& body) {
+  CheckNodeName(name);
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    NodeStatusRequest r;
+    r.meta = DecodeMeta(root, "Node", name);
+    root.Find("spec");
+    JsonObject status(root.Require("status"));
+    const JsonValue condition = status.Require("condition");
+    const std::string text = condition.String();
+    if (text == "Removed") {
+      throw Invalid("node \"" + name + "\": a node is removed by DELETE /v1/nodes/" + name +
+                        " (its containers are drained), not by its status",
+                    "status.condition");
+    }
+    if (text != "Ready" && text != "NotReady") condition.Fail("expected Ready or NotReady");
+    r.ready = text == "Ready";
+    // What GET shows besides the condition: a status read, changed and sent back is accepted.
+    for (const char* shown : {"requested", "taskRequested", "usage", "containers"}) {
+      status.Find(shown);
+    }
+    status.RejectUnknownKeys();
+    root.RejectUnknownKeys();
+    return r;
+  });
+}
+
 ServiceRequest DecodeService(const std::string& name, const std::string& body) {
   CheckServiceName(name);
   const nlohmann::json doc = Parse(body);
@@ -308,7 +336,7 @@ DriveRequest DecodeDrive(const std::string& body, int64_t now) {
   return Decoding([&] {
     JsonObject root(JsonValue(kSource, doc));
     DriveRequest request;
-    auto time = [&](JsonValue v) {
+    auto time = [&](const JsonValue& v) {
       const int64_t t = v.Integer(0);
       if (t < now) v.Fail("the clock is at " + std::to_string(now) + " s and never goes back");
       return t;

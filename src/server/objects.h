@@ -38,6 +38,15 @@ struct NodeRequest {
 // `name` is the path's; the body's metadata.name, when given, must equal it.
 NodeRequest DecodeNode(const std::string& name, const std::string& body);
 
+// PUT /v1/nodes/{name}/status, the status subresource as Kubernetes has one: a Node object whose
+// `status.condition` is what counts (`Ready` or `NotReady`); its `spec` is ignored and the other
+// keys the server shows in `status` are read back unchanged. "Removed" is a 422: DELETE removes.
+struct NodeStatusRequest {
+  ObjectMeta meta;
+  bool ready = true;
+};
+NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& body);
+
 struct ServiceRequest {
   ObjectMeta meta;
   Service service;

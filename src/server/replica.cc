@@ -10,6 +10,9 @@ namespace {
 
 constexpr auto kFollowInterval = std::chrono::milliseconds(100);
 constexpr int64_t kFollowPage = 1000;
+// How often the leader compacts etcd's history (EtcdJournal::CompactHistory), keeping one such
+// period of it: kube-apiserver's default.
+constexpr auto kCompactEvery = std::chrono::minutes(5);
 
 }  // namespace
 
@@ -57,6 +60,7 @@ void Replica::Loop() {
   const auto renew_every = std::max(std::chrono::milliseconds(leadership_.ttl_s() * 1000 / 3),
                                     std::chrono::milliseconds(500));
   auto renewed = std::chrono::steady_clock::now();
+  auto compacted = renewed;
   std::string last_failure;
   std::unique_lock lock(mu_);
   while (!stop_) {
@@ -73,6 +77,9 @@ void Replica::Loop() {
       } else if (std::chrono::steady_clock::now() - renewed >= renew_every) {
         if (!leadership_.Renew()) Die("its lease expired");
         renewed = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - compacted >= kCompactEvery) {
+        compacted = std::chrono::steady_clock::now();
+        journal_.CompactHistory();
       }
       last_failure.clear();
     } catch (const StoreError& e) {

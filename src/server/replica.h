@@ -6,6 +6,7 @@
 //    as with SQLite; it renews its lease every third of the TTL. When the lease is lost (it could
 //    not renew in time, or an append finds another leader) the process exits with status 1: its
 //    memory holds events the log may not, and a restart rebuilds it from the log as a follower.
+//    Every 5 minutes it compacts etcd's history (EtcdJournal::CompactHistory).
 //  - A follower polls the log every 100 ms for the events after the last one it applied and
 //    applies them (so its reads, the long-polls of node agents included, lag the leader by that
 //    much), answers writes with 503 NotLeader naming the leader, and tries to take the lead each

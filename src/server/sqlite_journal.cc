@@ -131,7 +131,7 @@ void SqliteJournal::ForEach(int64_t after,
   int rc = SQLITE_ROW;
   while ((rc = sqlite3_step(select.stmt)) == SQLITE_ROW) {
     const int kind = sqlite3_column_int(select.stmt, 1);
-    if (kind < 0 || kind > static_cast<int>(EventKind::kClock)) {
+    if (kind < 0 || kind > static_cast<int>(kLastEventKind)) {
       throw JournalError(path_ + ": event " + std::to_string(sqlite3_column_int64(select.stmt, 0)) +
                          " has unknown kind " + std::to_string(kind));
     }

@@ -43,7 +43,8 @@ void AddSystemRoutes(Router& router, ApiContext& context) {
   });
   router.Get("/metrics", "/metrics", [&context](const httplib::Request&) {
     return Reply{200, context.Read([&](const ControlPlane& p) {
-                   return nlohmann::json(context.metrics.Render(p));
+                   return nlohmann::json(
+                       context.metrics.Render(p, context.config.advertise, context.leading));
                  })};
   });
   router.Get("/healthz", "/healthz", [](const httplib::Request&) {

@@ -83,4 +83,15 @@ void EtcdCluster::RevokeLease(int64_t lease) {
   });
 }
 
+int64_t EtcdCluster::Revision() {
+  return OnAnyMember([&](EtcdStore& s) { return s.Revision(); });
+}
+
+void EtcdCluster::Compact(int64_t revision) {
+  OnAnyMember([&](EtcdStore& s) {
+    s.Compact(revision);
+    return 0;
+  });
+}
+
 }  // namespace archimedes

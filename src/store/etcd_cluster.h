@@ -45,6 +45,8 @@ class EtcdCluster : public KvStore {
   int64_t GrantLease(int64_t ttl_seconds) override;
   int64_t KeepAlive(int64_t lease) override;
   void RevokeLease(int64_t lease) override;
+  int64_t Revision() override;
+  void Compact(int64_t revision) override;
 
  private:
   template <typename Call>

@@ -298,4 +298,23 @@ void EtcdStore::RevokeLease(int64_t lease) {
   }
 }
 
+int64_t EtcdStore::Revision() {
+  const json answer =
+      Call("revision", "/v3/kv/range", {{"key", Base64Encode("/")}, {"count_only", true}});
+  return Int64Field(answer.value("header", json::object()), "revision");
+}
+
+void EtcdStore::Compact(int64_t revision) {
+  try {
+    Call("compact", "/v3/kv/compaction",
+         {{"revision", std::to_string(revision)}, {"physical", true}});
+  } catch (const StoreError& e) {
+    // Compacted already, to this revision or a later one (by another replica, or by etcd's own
+    // --auto-compaction): what was asked is done.
+    if (std::string(e.what()).find("required revision has been compacted") == std::string::npos) {
+      throw;
+    }
+  }
+}
+
 }  // namespace archimedes

@@ -58,6 +58,9 @@ class EtcdStore : public KvStore {
   int64_t GrantLease(int64_t ttl_seconds) override;
   int64_t KeepAlive(int64_t lease) override;
   void RevokeLease(int64_t lease) override;
+  int64_t Revision() override;
+  // Waits until etcd has removed the compacted versions from its database (`physical`).
+  void Compact(int64_t revision) override;
 
  private:
   // POSTs `body` to `path` and returns etcd's answer; throws StoreError for any failure.

@@ -105,6 +105,15 @@ class KvStore {
   virtual int64_t KeepAlive(int64_t lease) = 0;
   // Ends the lease and deletes its keys; a lease that has already expired is not an error.
   virtual void RevokeLease(int64_t lease) = 0;
+
+  // etcd's compaction, which bounds the history it keeps. Revision is the store's revision now;
+  // Compact(r) discards every key's versions superseded (overwritten or deleted) before revision
+  // r: the current value of every key stays, and only reads or watches at revisions before r
+  // fail afterwards. A revision compacted already is not an error. Compaction is store-wide, as
+  // etcd's is. A store that keeps no history (MemoryStore) has nothing to discard: the defaults
+  // say revision 0 and do nothing.
+  virtual int64_t Revision() { return 0; }
+  virtual void Compact(int64_t revision) { static_cast<void>(revision); }
 };
 
 }  // namespace archimedes

@@ -256,4 +256,9 @@ void MemoryStore::RevokeLease(int64_t lease) {
   if (it != leases_.end()) EndLeaseLocked(it);
 }
 
+int64_t MemoryStore::Revision() {
+  std::lock_guard lock(mu_);
+  return revision_;
+}
+
 }  // namespace archimedes

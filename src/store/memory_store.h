@@ -53,6 +53,8 @@ class MemoryStore : public KvStore {
   int64_t GrantLease(int64_t ttl_seconds) override;
   int64_t KeepAlive(int64_t lease) override;
   void RevokeLease(int64_t lease) override;
+  // It keeps no history: Compact, the default, has nothing to discard.
+  int64_t Revision() override;
 
  private:
   struct Entry {

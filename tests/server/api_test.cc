@@ -351,6 +351,10 @@ TEST(ApiTest, ClockHealthMetricsAndUnknownRoutes) {
         "archimedes_utilisation_ratio{dimension=\"cpu\"} 0"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
+  // With SQLite the one process always leads.
+  const std::string leader =
+      "archimedes_leader{replica=\"http://127.0.0.1:" + std::to_string(server.port()) + "\"} 1\n";
+  EXPECT_NE(text.find(leader), std::string::npos) << leader << text;
 
   ExpectError(Call(c, "GET", "/v1/widgets"), 404, "NotFound", "");
   ExpectError(Call(c, "POST", "/v1/jobs", std::string(2 << 20, ' ')), 413, "RequestEntityTooLarge",

@@ -65,6 +65,17 @@ class HaTest : public ::testing::Test {
     return r && r->status == 200 ? json::parse(r->body) : json::object();
   }
 
+  // The archimedes_leader sample of /metrics at `port`: 1 or 0, -1 when there is none.
+  static int LeaderGauge(int port) {
+    httplib::Client c("127.0.0.1", port);
+    auto r = c.Get("/metrics");
+    if (!r || r->status != 200) return -1;
+    const std::string sample =
+        "archimedes_leader{replica=\"http://127.0.0.1:" + std::to_string(port) + "\"} ";
+    const size_t at = r->body.find(sample);
+    return at == std::string::npos ? -1 : r->body[at + sample.size()] - '0';
+  }
+
   // Waits until one of `candidates` leads; returns its index, or -1 after `within`.
   static int AwaitLeader(const std::vector<testing::ServeProcess*>& candidates,
                          std::chrono::milliseconds within) {
@@ -87,6 +98,7 @@ std::unique_ptr<testing::EtcdTestCluster> HaTest::etcd_;
 TEST_F(HaTest, KillNineOfTheLeaderFailsOverWithEveryAcknowledgedJob) {
   auto replicas = StartReplicas(3, "/ha-kill");
   std::vector<testing::ServeProcess*> all;
+  all.reserve(replicas.size());
   for (auto& r : replicas) all.push_back(r.get());
   const int first = AwaitLeader(all, std::chrono::seconds(10));
   ASSERT_GE(first, 0) << "no replica took the lead";
@@ -94,6 +106,10 @@ TEST_F(HaTest, KillNineOfTheLeaderFailsOverWithEveryAcknowledgedJob) {
   testing::ServeProcess& follower = *replicas[(first + 1) % 3];
   const std::string leader_url = "http://127.0.0.1:" + std::to_string(leader.port());
   EXPECT_EQ(Leader(follower.port())["leader"], leader_url);
+  // /metrics says who leads: 1 on the leader, 0 on both followers.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(LeaderGauge(replicas[i]->port()), i == first ? 1 : 0) << "replica " << i;
+  }
 
   testing::PutKillLoadNodes(leader.port());
   // A follower refuses writes, naming the leader.
@@ -126,6 +142,8 @@ TEST_F(HaTest, KillNineOfTheLeaderFailsOverWithEveryAcknowledgedJob) {
 
   testing::ServeProcess& new_leader = *survivors[next];
   testing::ServeProcess& still_follower = *survivors[1 - next];
+  EXPECT_EQ(LeaderGauge(new_leader.port()), 1);
+  EXPECT_EQ(LeaderGauge(still_follower.port()), 0);
   httplib::Client c("127.0.0.1", new_leader.port());
   load.ExpectEveryJobOnce(c);
   // Every action an agent received keeps its number; the new leader numbers after them.

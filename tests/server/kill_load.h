@@ -1,7 +1,8 @@
 // The load a kill -9 must not harm, shared by the durability and HA tests: `clients` threads
-// submit jobs under Idempotency-Keys until the server stops answering, one advances the virtual
-// clock, and an agent long-polls node n1's actions. Afterwards, on the restarted or newly leading
-// server, ExpectEveryJobOnce and ExpectActionsKept check what was acknowledged and delivered.
+// submit jobs under Idempotency-Keys, at most `total` of them in all, until the server stops
+// answering; one advances the virtual clock, and an agent long-polls node n1's actions.
+// Afterwards, on the restarted or newly leading server, ExpectEveryJobOnce and ExpectActionsKept
+// check what was acknowledged and delivered, and Resume submits the rest of the `total`.
 #ifndef ARCHIMEDES_TESTS_SERVER_KILL_LOAD_H_
 #define ARCHIMEDES_TESTS_SERVER_KILL_LOAD_H_
 
@@ -10,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -48,9 +50,22 @@ inline void PutKillLoadNodes(int port) {
 class KillLoad {
  public:
   // Submissions and the clock go to `submit_port`; the agent polls `agent_port`.
-  KillLoad(int clients, int submit_port, int agent_port) {
-    for (int client = 0; client < clients; ++client) {
-      threads_.emplace_back([this, client, submit_port] { Submit(client, submit_port); });
+  KillLoad(int clients, int submit_port, int agent_port,
+           int64_t total = std::numeric_limits<int64_t>::max())
+      : clients_(clients), total_(total) {
+    Resume(submit_port, agent_port);
+  }
+  ~KillLoad() { Stop(); }
+  KillLoad(const KillLoad&) = delete;
+  KillLoad& operator=(const KillLoad&) = delete;
+
+  // After Stop: the same load against a restarted server, from the next submission and the last
+  // action delivered.
+  void Resume(int submit_port, int agent_port) {
+    stop_ = false;
+    threads_.clear();
+    for (int client = 0; client < clients_; ++client) {
+      submitters_.emplace_back([this, client, submit_port] { Submit(client, submit_port); });
     }
     threads_.emplace_back([this, submit_port] {
       httplib::Client c("127.0.0.1", submit_port);
@@ -59,19 +74,30 @@ class KillLoad {
     });
     threads_.emplace_back([this, agent_port] { Poll(agent_port); });
   }
-  ~KillLoad() { Stop(); }
-  KillLoad(const KillLoad&) = delete;
-  KillLoad& operator=(const KillLoad&) = delete;
 
   void Stop() {
+    stop_ = true;
+    Finish();
+  }
+  // Waits until every one of the `total` submissions was answered, then stops.
+  void Finish() {
+    for (std::thread& t : submitters_) {
+      if (t.joinable()) t.join();
+    }
+    submitters_.clear();
     stop_ = true;
     for (std::thread& t : threads_) {
       if (t.joinable()) t.join();
     }
   }
 
+  // Submissions answered with a 2xx so far; safe while the load runs.
+  int64_t acknowledged_count() const { return acknowledged_count_; }
+
   // After Stop.
   const std::map<std::string, std::string>& acknowledged() const { return acknowledged_; }
+  // Submissions sent, answered or not (each under its own key).
+  int64_t attempted_count() const { return static_cast<int64_t>(attempted_.size()); }
   const std::map<int64_t, nlohmann::json>& delivered() const { return delivered_; }
 
   // Every acknowledged job is on the server behind `c`, once; sending every submission again
@@ -85,7 +111,8 @@ class KillLoad {
     size_t made_now = 0;
     for (const auto& [key, submission] : attempted_) {
       auto r = c.Post("/v1/jobs", {{"Idempotency-Key", key}},
-                      KillLoadJob(submission.first, submission.second), "application/json");
+                      KillLoadJob(submission.first, static_cast<int>(submission.second)),
+                      "application/json");
       ASSERT_TRUE(r);
       ASSERT_TRUE(r->status == 200 || r->status == 201) << r->body;
       if (auto found = acknowledged_.find(key); found != acknowledged_.end()) {
@@ -116,43 +143,51 @@ class KillLoad {
  private:
   void Submit(int client, int port) {
     httplib::Client c("127.0.0.1", port);
-    for (int k = 0; !stop_; ++k) {
+    while (!stop_) {
+      const int64_t k = next_++;
+      if (k >= total_) return;
       const std::string key = "c" + std::to_string(client) + "-" + std::to_string(k);
       {
         std::lock_guard lock(mu_);
         attempted_[key] = {client, k};
       }
-      auto r = c.Post("/v1/jobs", {{"Idempotency-Key", key}}, KillLoadJob(client, k),
-                      "application/json");
+      auto r = c.Post("/v1/jobs", {{"Idempotency-Key", key}},
+                      KillLoadJob(client, static_cast<int>(k)), "application/json");
       if (!r) break;  // the server is gone
       ASSERT_EQ(r->status, 201) << r->body;
       std::lock_guard lock(mu_);
       acknowledged_[key] = nlohmann::json::parse(r->body)["metadata"]["name"];
+      ++acknowledged_count_;
     }
   }
 
   void Poll(int port) {
     httplib::Client agent("127.0.0.1", port);
-    int64_t after = 0;
     while (!stop_) {
-      auto r = agent.Get("/v1/nodes/n1/actions?wait=1s&after=" + std::to_string(after));
+      auto r = agent.Get("/v1/nodes/n1/actions?wait=1s&after=" + std::to_string(after_));
       if (!r) break;
       const nlohmann::json page = nlohmann::json::parse(r->body);
       if (!page.contains("items")) continue;  // a follower that has not seen node n1 yet: 404
       for (const nlohmann::json& action : page["items"]) {
-        after = action["seq"];
+        after_ = action["seq"];
         std::lock_guard lock(mu_);
-        delivered_[after] = action;
+        delivered_[after_] = action;
       }
     }
   }
 
+  const int clients_;
+  const int64_t total_;
   std::atomic<bool> stop_{false};
+  std::atomic<int64_t> next_{0};  // the next submission's number, over all clients
+  std::atomic<int64_t> acknowledged_count_{0};
+  int64_t after_ = 0;  // the last action delivered
   std::mutex mu_;
-  std::map<std::string, std::pair<int, int>> attempted_;  // key → (client, k)
-  std::map<std::string, std::string> acknowledged_;       // key → job name
-  std::map<int64_t, nlohmann::json> delivered_;           // seq → action
-  std::vector<std::thread> threads_;
+  std::map<std::string, std::pair<int, int64_t>> attempted_;  // key → (client, k)
+  std::map<std::string, std::string> acknowledged_;           // key → job name
+  std::map<int64_t, nlohmann::json> delivered_;               // seq → action
+  std::vector<std::thread> submitters_;
+  std::vector<std::thread> threads_;  // the clock and the agent
 };
 
 }  // namespace archimedes::testing

@@ -126,6 +126,23 @@ TYPED_TEST(KvStoreContract, OnlyChangesRaiseTheRevisionAndATxnRaisesItOnce) {
   EXPECT_EQ(store.Get("/r/a")->create_revision, first + 4);
 }
 
+TYPED_TEST(KvStoreContract, CompactionKeepsTheCurrentValueOfEveryKey) {
+  KvStore& store = this->store();
+  store.Put("/c/a", "1");
+  store.Put("/c/a", "2");
+  store.Put("/c/b", "1");
+  store.Delete("/c/b");
+  const int64_t at = store.Put("/c/c", "3");
+  EXPECT_EQ(store.Revision(), at);
+  store.Compact(at);
+  store.Compact(at);  // compacted already: not an error
+  EXPECT_EQ(store.Get("/c/a")->value, "2");
+  EXPECT_EQ(store.Get("/c/a")->version, 2);
+  EXPECT_FALSE(store.Get("/c/b").has_value());
+  EXPECT_EQ(store.GetPrefix("/c/").size(), 2u);
+  EXPECT_EQ(store.Put("/c/d", "4"), at + 1) << "revisions go on from where they were";
+}
+
 TYPED_TEST(KvStoreContract, PrefixOperationsStayInsideThePrefix) {
   KvStore& store = this->store();
   store.Put("/a/2", "2");
