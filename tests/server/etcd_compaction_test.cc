@@ -24,7 +24,7 @@ using nlohmann::json;
 std::unique_ptr<EtcdJournal> Open(const testing::EtcdTestServer& etcd) {
   return std::make_unique<EtcdJournal>(
       std::make_unique<EtcdCluster>(std::vector<std::string>{etcd.endpoint()}), "/t/",
-      std::map<std::string, std::string>{{"policy", "k8s-default"}, {"clock", "virtual"}});
+      JournalSettings{{"policy", "k8s-default"}, {"clock", "virtual"}});
 }
 
 // Applies `event` as the leader does: journalled, and durable before it counts.
