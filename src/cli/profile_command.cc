@@ -14,11 +14,14 @@
 #include "cli/profile_report.h"
 #include "cli/progress.h"
 #include "model/duration.h"
+#include "model/node_affinity.h"
 #include "model/quantile.h"
+#include "model/taint.h"
 #include "model/text_table.h"
 #include "profile/backtest.h"
 #include "profile/profile.h"
 #include "profile/profiler.h"
+#include "sched/plugins/node_selector.h"
 #include "trace/native_format.h"
 #include "trace/output_file.h"
 #include "trace/profile_file.h"
@@ -78,22 +81,23 @@ void ReadHistory(const std::string& path, SampleSink& sink, ProgressLine& progre
   }
 }
 
-// Series times need not start at a day boundary; they are profiled in trace time. Raises
-// `largest_node` to the series' largest node.
-bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink,
-               std::array<double, kNumDims>& largest_node) {
+// Series times need not start at a day boundary; they are profiled in trace time. Each app's
+// limit and largest node are the largest its series give, in the trace's own units.
+bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink) {
   Profiler& profiler = sink.profiler;
   bool normalized = false;
-  std::map<std::string, std::array<double, kNumDims>> limits;
+  std::map<std::string, std::array<double, kNumDims>> limits, largest_nodes;
   for (const UsageSeries& s : series) {
     normalized |= s.normalized;
     std::array<double, kNumDims>& limit = limits[s.app];
+    std::array<double, kNumDims>& largest_node = largest_nodes[s.app];
     for (int d = 0; d < kNumDims; ++d) {
       limit[d] = std::max(limit[d], s.limit[d]);
       largest_node[d] = std::max(largest_node[d], s.largest_node[d]);
     }
   }
   for (const auto& [app, limit] : limits) profiler.SetLimit(app, limit);
+  for (const auto& [app, capacity] : largest_nodes) profiler.SetLargestNode(app, capacity);
   for (const UsageSeries& s : series) {
     const bool with_window_max = std::any_of(s.window_max.begin(), s.window_max.end(),
                                              [](const auto& v) { return !v.empty(); });
@@ -107,6 +111,40 @@ bool AddSeries(const std::vector<UsageSeries>& series, SampleSink& sink,
     }
   }
   return normalized;
+}
+
+// Whether `node` could run a replica of `service` at all: its node selector, required affinity and
+// tolerations admit the node, and one replica's requests fit what the node can allocate.
+bool CouldHost(const Node& node, const Service& service) {
+  for (const auto& [key, value] : service.node_selector) {
+    if (!LabelMatches(node, key, value)) return false;
+  }
+  return MatchesRequiredAffinity(service.node_affinity, node) &&
+         FirstUntoleratedTaint(node.taints, service.tolerations) == nullptr &&
+         service.requests.FitsIn(node.allocatable);
+}
+
+// A scenario's requests and limits, and the largest nodes: of the fleet (for apps the scenario
+// does not name) and, per service, of the nodes that could host it.
+void SetFromScenario(const Scenario& scenario, Profiler& profiler) {
+  profiler.SetRequests(scenario);
+  std::array<double, kNumDims> fleet{};
+  for (const Node& node : scenario.nodes) {
+    for (int d = 0; d < kNumDims; ++d) {
+      fleet[d] = std::max(fleet[d], static_cast<double>(node.allocatable.amount[d]));
+    }
+  }
+  profiler.SetLargestNode(fleet);
+  for (const Service& service : scenario.workload.services) {
+    std::array<double, kNumDims> largest{};
+    for (const Node& node : scenario.nodes) {
+      if (!CouldHost(node, service)) continue;
+      for (int d = 0; d < kNumDims; ++d) {
+        largest[d] = std::max(largest[d], static_cast<double>(node.allocatable.amount[d]));
+      }
+    }
+    profiler.SetLargestNode(AppName(service), largest);
+  }
 }
 
 using Align = TextTable::Align;
@@ -186,11 +224,8 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
           "  " + std::string(DimName(d)) + " " + FormatAmount(d, p.recommended[k], set.normalized);
       if (p.has_request)
         amounts += " (request " + FormatAmount(d, p.request[k], set.normalized) + ")";
-      if (p.bound[k] != AdviceBound::kNone) {
-        amounts += std::string(p.bound[k] == AdviceBound::kLimit ? " [limit too low"
-                                                                 : " [more than the largest node") +
-                   ": needs " + FormatAmount(d, p.needed[k], set.normalized) + "]";
-      }
+      const std::string bound = FormatBound(p, d, set.normalized);
+      if (!bound.empty()) amounts += " [" + bound + "]";
     }
     if (p.has_request) amounts += "  x" + std::to_string(p.replicas) + " replicas";
     sizes.AddRow({p.app, amounts});
@@ -413,17 +448,7 @@ void Run(const ProfileArgs& args) {
   options.seed = args.seed;
   bool normalized = false;
   Profiler profiler(options);
-  std::array<double, kNumDims> largest_node{};
-  if (!args.scenario.empty()) {
-    const Scenario scenario = ReadScenarioFile(args.scenario);
-    profiler.SetRequests(scenario);
-    for (const Node& node : scenario.nodes) {
-      for (int d = 0; d < kNumDims; ++d) {
-        largest_node[d] =
-            std::max(largest_node[d], static_cast<double>(node.allocatable.amount[d]));
-      }
-    }
-  }
+  if (!args.scenario.empty()) SetFromScenario(ReadScenarioFile(args.scenario), profiler);
   if (!args.requests.empty()) {
     for (const AppRequests& r : ReadRequestsFile(args.requests)) {
       profiler.SetRequest(r.app, r.request, r.replicas);
@@ -443,12 +468,11 @@ void Run(const ProfileArgs& args) {
   for (const std::string& t : args.traces) {
     size_t series_read = 0;
     ReadUsageTrace(t, [&](const std::vector<UsageSeries>& series) {
-      normalized |= AddSeries(series, sink, largest_node);
+      normalized |= AddSeries(series, sink);
       series_read += series.size();
       progress.UpdateCount("reading " + t + ": " + std::to_string(series_read) + " series");
     });
   }
-  profiler.SetLargestNode(largest_node);
   progress.UpdateCount("learning the classes of " + std::to_string(profiler.num_containers()) +
                        " containers");
   ProfileSet set = profiler.Finish();

@@ -65,6 +65,13 @@ std::string MemberSection(const ProfileSet& set, std::vector<std::string>& figur
   return "How many applications fell in each class (" + set.class_criterion + "), and which.";
 }
 
+// The advice in `dim`, with why it stops short of the rule's need where it does.
+std::string Advice(const AppProfile& p, Dim dim, bool normalized) {
+  const std::string bound = FormatBound(p, dim, normalized);
+  const std::string advice = FormatAmount(dim, p.recommended[static_cast<int>(dim)], normalized);
+  return bound.empty() ? advice : advice + " (" + bound + ")";
+}
+
 double CpuSaving(const AppProfile& p) {
   return p.has_request ? (p.request[0] - p.recommended[0]) * p.replicas : 0.0;
 }
@@ -95,16 +102,17 @@ std::string RightSizingSection(const ProfileSet& set, std::vector<std::string>& 
     }
     table.push_back({p->app, std::to_string(p->class_id), std::to_string(p->replicas),
                      FormatAmount(Dim::kCpu, p->request[0], set.normalized),
-                     FormatAmount(Dim::kCpu, p->recommended[0], set.normalized),
+                     Advice(*p, Dim::kCpu, set.normalized),
                      FormatAmount(Dim::kMemory, p->request[1], set.normalized),
-                     FormatAmount(Dim::kMemory, p->recommended[1], set.normalized),
+                     Advice(*p, Dim::kMemory, set.normalized),
                      FormatAmount(Dim::kCpu, CpuSaving(*p), set.normalized)});
   }
   figures.push_back(report::RenderBarChart(cpu));
   figures.push_back(report::HtmlTable(table));
   return "Per replica, the request each application has now and the one its usage calls for "
-         "(the p99 of a decaying histogram plus a margin; memory never below its peak), largest "
-         "CPU saving first (the chart shows the first " +
+         "(the p99 of a decaying histogram plus a margin; memory never below its peak; never "
+         "above the application's limit or the largest node that could host it, where the advice "
+         "says what the rule needed), largest CPU saving first (the chart shows the first " +
          std::to_string(kMaxRightSizingBars) + "). Fleet capacity freed (net): cpu " +
          FormatAmount(Dim::kCpu, set.freed[0], set.normalized) + ", memory " +
          FormatAmount(Dim::kMemory, set.freed[1], set.normalized) + ".";
@@ -170,6 +178,14 @@ std::string FormatAmount(Dim dim, double value, bool normalized) {
     std::snprintf(buffer, sizeof buffer, "%.1fMi", value / (1 << 20));
   }
   return buffer;
+}
+
+std::string FormatBound(const AppProfile& p, Dim dim, bool normalized) {
+  const int d = static_cast<int>(dim);
+  if (p.bound[d] == AdviceBound::kNone) return "";
+  return std::string(p.bound[d] == AdviceBound::kLimit ? "limit too low"
+                                                       : "more than the largest node") +
+         ": needs " + FormatAmount(dim, p.needed[d], normalized);
 }
 
 std::string FormatProfileReport(const ProfileSet& set, const std::string& summary,

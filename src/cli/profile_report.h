@@ -20,6 +20,11 @@ namespace archimedes::cli {
 // share when the profile is normalised.
 std::string FormatAmount(Dim dim, double value, bool normalized);
 
+// Why an application's advice in `dim` stops short of what the right-sizing rule needed, with that
+// need ("limit too low: needs 1.2", "more than the largest node: needs 70Gi"); empty when it does
+// not.
+std::string FormatBound(const AppProfile& p, Dim dim, bool normalized);
+
 // The usage of a warned container in the warned dimension: (time, value) in the input's time.
 using WarningTrends = std::map<std::pair<std::string, std::string>, std::vector<report::Point>>;
 

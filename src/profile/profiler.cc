@@ -121,6 +121,10 @@ void Profiler::SetLimit(std::string_view app, const std::array<double, kNumDims>
   apps_[AppIndex(app)].limit = limit;
 }
 
+void Profiler::SetLargestNode(std::string_view app, const std::array<double, kNumDims>& capacity) {
+  apps_[AppIndex(app)].largest_node = capacity;
+}
+
 std::array<double, kNumDims> Profiler::HealthLimit(const App& app) {
   std::array<double, kNumDims> limit{};
   for (int d = 0; d < kNumDims; ++d) {
@@ -478,7 +482,8 @@ ProfileSet Profiler::Finish() const {
     for (int d = 0; d < kProfileDims; ++d) {
       p.needed[d] =
           Recommend(a.histogram[d], static_cast<Dim>(d), a.peak[d], options_.right_sizing);
-      BoundedAdvice advice = BoundAdvice(p.needed[d], a.limit[d], largest_node_[d]);
+      const double node = a.largest_node[d] > 0.0 ? a.largest_node[d] : largest_node_[d];
+      BoundedAdvice advice = BoundAdvice(p.needed[d], a.limit[d], node);
       p.recommended[d] = advice.recommended;
       p.bound[d] = advice.bound;
     }

@@ -72,8 +72,11 @@ class Profiler {
                   int replicas = 0);
   void SetLimit(std::string_view app, const std::array<double, kNumDims>& limit);
   // The capacity of the fleet's largest node per dimension (0 = unknown), in the input's units: no
-  // recommendation goes above it.
+  // recommendation goes above it. The per-application form names the largest node that could host
+  // that application (its own machine, the nodes its selector admits); where it is known (> 0) it
+  // replaces the fleet's for that application.
   void SetLargestNode(const std::array<double, kNumDims>& capacity) { largest_node_ = capacity; }
+  void SetLargestNode(std::string_view app, const std::array<double, kNumDims>& capacity);
   // Requests and replica counts of every service of a scenario, keyed by the service's app.
   void SetRequests(const Scenario& scenario);
 
@@ -127,6 +130,7 @@ class Profiler {
     std::array<double, kNumDims> request{};
     int replicas = 0;
     std::array<double, kNumDims> limit{};
+    std::array<double, kNumDims> largest_node{};  // 0 = the fleet's
   };
   struct Container {
     std::string name;

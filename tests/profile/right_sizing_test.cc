@@ -123,6 +123,29 @@ TEST(RightSizingTest, ProfilerNeverAdvisesMoreThanTheMachine) {
   for (int d = 0; d < kProfileDims; ++d) EXPECT_LE(m->recommended[d], 1.0);
 }
 
+// Where an application's own largest node is known (its machine, the nodes its selector admits),
+// it bounds the advice instead of the fleet's; the others keep the fleet's.
+TEST(RightSizingTest, AnAppsOwnLargestNodeReplacesTheFleets) {
+  Profiler profiler;
+  profiler.SetLargestNode({64'000, 64e9, 0, 0, 0});
+  profiler.SetLargestNode("pinned", {8'000, 8e9, 0, 0, 0});
+  for (int64_t t = 0; t < 2 * kSecondsPerDay; t += 300) {
+    for (const char* app : {"pinned", "free"}) profiler.Add(t, app, app, {1000, 7.9e9, 0, 0, 0});
+  }
+  ProfileSet set = profiler.Finish();
+  const int memory = static_cast<int>(Dim::kMemory), cpu = static_cast<int>(Dim::kCpu);
+  const AppProfile* pinned = set.Find("pinned");
+  const AppProfile* free = set.Find("free");
+  ASSERT_NE(pinned, nullptr);
+  ASSERT_NE(free, nullptr);
+  EXPECT_EQ(pinned->bound[memory], AdviceBound::kNode);
+  EXPECT_EQ(pinned->recommended[memory], 8e9);
+  EXPECT_GT(pinned->needed[memory], 9e9);
+  EXPECT_EQ(pinned->bound[cpu], AdviceBound::kNone);
+  EXPECT_EQ(free->bound[memory], AdviceBound::kNone);
+  EXPECT_EQ(free->recommended[memory], pinned->needed[memory]);
+}
+
 TEST(RightSizingTest, SavingsCountReplicasAndRequests) {
   Profiler profiler;
   profiler.SetRequest("web", {4000, 8e9, 0, 0, 0}, 10);
