@@ -167,15 +167,17 @@ std::string WarningSection(const ProfileSet& set, const WarningTrends& trends,
 }  // namespace
 
 std::string FormatAmount(Dim dim, double value, bool normalized) {
+  // Rounded as printed, plus zero: a value that rounds to nothing prints "0.0", never "-0.0".
+  auto shown = [](double v, double step) { return std::round(v / step) * step + 0.0; };
   char buffer[32];
   if (normalized) {
     std::snprintf(buffer, sizeof buffer, "%.4g", value);
   } else if (dim == Dim::kCpu) {
-    std::snprintf(buffer, sizeof buffer, "%.0fm", value);
+    std::snprintf(buffer, sizeof buffer, "%.0fm", shown(value, 1));
   } else if (std::abs(value) >= 1 << 30) {
-    std::snprintf(buffer, sizeof buffer, "%.1fGi", value / (1 << 30));
+    std::snprintf(buffer, sizeof buffer, "%.1fGi", shown(value / (1 << 30), 0.1));
   } else {
-    std::snprintf(buffer, sizeof buffer, "%.1fMi", value / (1 << 20));
+    std::snprintf(buffer, sizeof buffer, "%.1fMi", shown(value / (1 << 20), 0.1));
   }
   return buffer;
 }
