@@ -65,8 +65,9 @@ function main() {
     if (failure !== null) throw new Error(`the driver failed: ${failure}`);
     await sleep(kSettleMs);
     const after = await signature();
-    // The page drew several states while the driver ran, not only its last one.
-    if (seen.size < 3) {
+    // The page drew a new state while the driver still ran, not only once it was over. (One: on a
+    // loaded machine a 5 s replay may span only a couple of the page's 1 s polls.)
+    if (seen.size < 2) {
       tab.problems.push(`the page changed ${seen.size - 1} times while the server was driven`);
     }
     if (after === before) tab.problems.push('the page is the same after the drive as before it');
