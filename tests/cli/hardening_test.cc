@@ -168,7 +168,8 @@ TEST(HardeningTest, UsageHistoryCutInsideItsLastFieldIsAnError) {
 TEST(HardeningTest, ANameThatIsNotUtf8IsAnError) {
   const std::string history = TempFile("history.csv",
                                        "time,app,container,cpu,memory,disk,network\n"
-                                       "0,web,web-0,500,1000,0,0\n300,w\xe9b,web-0,500,1000,0,1\n");
+                                       "0,web,web-0,500,1000,0,0\n300,w\xe9"
+                                       "b,web-0,500,1000,0,1\n");
   EXPECT_THAT(Refused("profile --history " + history).output,
               HasSubstr("history.csv:3: byte 6 is not valid UTF-8"));
 }
