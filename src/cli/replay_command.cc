@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/duration_flag.h"
+#include "cli/number_check.h"
 #include "cli/progress.h"
 #include "cli/version.h"
 #include "engine/policy.h"
@@ -115,9 +116,9 @@ void AddReplayCommand(CLI::App& app) {
   cmd->add_option("--server", args->server, "The server's URL: http://127.0.0.1:8080")->required();
   cmd->add_option("--policy", args->policy, "The server's policy (one)")->capture_default_str();
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")
-      ->check(CLI::Range(1, kMaxNodes));
+      ->check(WholeNumberIn(1, kMaxNodes));
   cmd->add_option("--days", args->days, "Simulated days, the first of which is warm-up")
-      ->check(CLI::Range(1, kMaxDays));
+      ->check(WholeNumberIn(1, kMaxDays));
   cmd->add_option("--seed", args->seed,
                   "Seed of the workload and of tie-breaking (the server's --seed)");
   cmd->add_option("--trace", args->trace,

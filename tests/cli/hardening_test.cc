@@ -102,6 +102,10 @@ TEST(HardeningTest, NodesZeroNamesTheRangeInFewWords) {
               HasSubstr("--days: 367 is outside [1, 366]"));
   EXPECT_THAT(RefusedByTheParser("faults --nodes 99999999999999999999").output,
               HasSubstr("--nodes: \"99999999999999999999\" is outside [1, 100000]"));
+  EXPECT_THAT(RefusedByTheParser("replay --server http://127.0.0.1:1 --days 0").output,
+              HasSubstr("--days: 0 is outside [1, 366]"));
+  EXPECT_THAT(RefusedByTheParser("replay --server http://127.0.0.1:1 --nodes 1.5").output,
+              HasSubstr("--nodes: \"1.5\" is not a whole number"));
 }
 
 // CLI11's range check said "Value 1.5 not in range 0 to 31622400" of a value in range.
