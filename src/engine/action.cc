@@ -36,6 +36,8 @@ std::string_view EvictReasonName(EvictReason reason) {
       return "Pressure";
     case EvictReason::kNodeRemoved:
       return "NodeRemoved";
+    case EvictReason::kNodeFailed:
+      return "NodeFailed";
   }
   return "Unknown";
 }

@@ -39,6 +39,9 @@ enum class EvictReason : uint8_t {
   kYield,        // batch yields to bursting services (memory cannot be throttled)
   kPressure,     // the node's usage crosses its threshold; the SLA order chose the victims
   kNodeRemoved,  // the node leaves the fleet, drained lowest priority first (as the kubelet does)
+  // The node failed with the container on it. The engine never acts on this (its world lost the
+  // container); a driver that tells agents what ended (server/control_plane.h) names it so.
+  kNodeFailed,
 };
 std::string_view EvictReasonName(EvictReason reason);
 

@@ -18,7 +18,7 @@ ActionKind KindNamed(const std::string& name) {
 }
 
 EvictReason ReasonNamed(const std::string& name) {
-  for (int r = 0; r <= static_cast<int>(EvictReason::kNodeRemoved); ++r) {
+  for (int r = 0; r <= static_cast<int>(EvictReason::kNodeFailed); ++r) {
     if (EvictReasonName(static_cast<EvictReason>(r)) == name) return static_cast<EvictReason>(r);
   }
   throw ReplayError("the server sent an eviction of unknown reason \"" + name + "\"");

@@ -254,23 +254,11 @@ Reply ControlPlane::NodeStatus(const Event& event) {
 
 void ControlPlane::RecordLost(NodeId node) {
   for (const ContainerId id : engine_.cluster().containers_on(node)) {
-    const int64_t seq = ++last_seq_;
-    nlohmann::json body = {{"seq", seq},
-                           {"kind", "Evict"},
-                           {"reason", "NodeFailed"},
-                           {"time", engine_.now()},
-                           {"node", node_names_[node]},
-                           {"container", containers_[id].name}};
     const Container& c = engine_.cluster().container(id);
-    if (c.kind == OwnerKind::kService) {
-      body["service"] = service_names_[c.owner];
-    } else {
-      body["job"] = jobs_[c.owner].job.name;
-    }
-    node_actions_[node].push_back({seq, body});
-    actions_.push_back({seq, std::move(body)});
-    container_ids_.erase(containers_[id].name);
-    containers_[id] = {};
+    Action lost{.kind = ActionKind::kEvict, .container = id, .node = node};
+    lost.reason = EvictReason::kNodeFailed;
+    (c.kind == OwnerKind::kService ? lost.service : lost.job) = c.owner;
+    Publish(lost, ++last_seq_);
   }
 }
 
@@ -715,18 +703,22 @@ void ControlPlane::Drain() {
       case ActionKind::kScaleOut:
         break;
     }
-    nlohmann::json body = ActionJson(a, seq);
-    if (a.node >= 0 && a.kind != ActionKind::kReportLate && a.kind != ActionKind::kReject &&
-        a.kind != ActionKind::kScaleOut) {
-      node_actions_[a.node].push_back({seq, body});
-    }
-    actions_.push_back({seq, std::move(body)});
-    if (a.kind == ActionKind::kEvict || a.kind == ActionKind::kStop) {
-      container_ids_.erase(containers_[a.container].name);
-      containers_[a.container] = {};
-    }
+    Publish(a, seq);
   }
   engine_.ClearActions();
+}
+
+void ControlPlane::Publish(const Action& a, int64_t seq) {
+  nlohmann::json body = ActionJson(a, seq);
+  if (a.node >= 0 && a.kind != ActionKind::kReportLate && a.kind != ActionKind::kReject &&
+      a.kind != ActionKind::kScaleOut) {
+    node_actions_[a.node].push_back({seq, body});
+  }
+  actions_.push_back({seq, std::move(body)});
+  if (a.kind == ActionKind::kEvict || a.kind == ActionKind::kStop) {
+    container_ids_.erase(containers_[a.container].name);
+    containers_[a.container] = {};
+  }
 }
 
 nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
@@ -766,7 +758,9 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
     case ActionKind::kEvict:
       out["reason"] = EvictReasonName(a.reason);
       // The victim's key in the SLA order (sched/sla_contract.h) as the engine chose it: an agent
-      // or operator can tell why this container went before the others on the node.
+      // or operator can tell why this container went before the others on the node. Nothing
+      // chose among the containers of a failed node.
+      if (a.reason == EvictReason::kNodeFailed) break;
       out["sla"] = {{"kind", a.sla.kind == OwnerKind::kService ? "Service" : "Task"},
                     {"priority", a.sla.priority},
                     {"loss", a.sla.loss},

@@ -176,6 +176,9 @@ class ControlPlane {
   // (reason NodeFailed) each, numbered as actions are, so that an agent that comes back stops
   // what it still runs. The engine ends them without an action (its world lost them).
   void RecordLost(NodeId node);
+  // Action `a`, numbered `seq`, into the action logs (its node's, when it has one, and the
+  // whole), its container forgotten when it ends.
+  void Publish(const Action& a, int64_t seq);
   Reply PutService(const Event& event);
   Reply DeleteService(const Event& event);
   Reply SubmitJob(const Event& event);

@@ -84,6 +84,7 @@ TEST(NodeFailureTest, ReplicasArePlacedAgainMostImportantFirstAndRecoveryTakesTh
   const json lost = Actions(c, "n1").back();
   EXPECT_EQ(lost["kind"], "Evict");
   EXPECT_EQ(lost["reason"], "NodeFailed");
+  EXPECT_FALSE(lost.contains("sla")) << lost;  // no SLA order chose it
   EXPECT_EQ(lost["container"], high_container);
   EXPECT_EQ(lost["service"], "high");
   ExpectError(
