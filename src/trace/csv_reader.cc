@@ -13,6 +13,10 @@ namespace {
 // The offset of the first byte of `s` that does not belong to a well-formed UTF-8 sequence
 // (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or npos.
 size_t FirstInvalidUtf8(std::string_view s) {
+  // Trace lines are ASCII: one pass without a branch per byte (it vectorises) settles them.
+  unsigned char high = 0;
+  for (const char c : s) high |= static_cast<unsigned char>(c);
+  if (high < 0x80) return std::string_view::npos;
   size_t i = 0;
   while (i < s.size()) {
     const auto b = static_cast<unsigned char>(s[i]);
