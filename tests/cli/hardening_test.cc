@@ -108,6 +108,19 @@ TEST(HardeningTest, NodesZeroNamesTheRangeInFewWords) {
               HasSubstr("--nodes: \"1.5\" is not a whole number"));
 }
 
+// A burst buffer only for policies that keep one, and only within [0, 0.9].
+TEST(HardeningTest, ABufferIsRefusedWhereItCannotApply) {
+  EXPECT_THAT(Refused("simulate --nodes 5 --policy k8s-default,k8s-binpack --buffer 0.2").output,
+              HasSubstr("--buffer: none of the policies run keeps a burst buffer"));
+  EXPECT_THAT(Refused("simulate --nodes 5 --policy reclaim --buffer 1.5").output,
+              HasSubstr("a burst buffer of 1.5 is outside [0, 0.9]"));
+  EXPECT_THAT(
+      Refused("replay --server http://127.0.0.1:1 --policy k8s-default --buffer 0.2").output,
+      HasSubstr("policy \"k8s-default\" keeps no burst buffer"));
+  EXPECT_THAT(Refused("serve --policy k8s-default --buffer 0.2").output,
+              HasSubstr("buffer \"0.2\": policy \"k8s-default\" keeps no burst buffer"));
+}
+
 // CLI11's range check said "Value 1.5 not in range 0 to 31622400" of a value in range.
 TEST(HardeningTest, ANumberThatIsNotWholeIsCalledSo) {
   EXPECT_THAT(RefusedByTheParser("simulate --warmup 1.5").output,
