@@ -13,7 +13,7 @@ shared=${ARCHIMEDES_SHARED_DIR:-../shared}
 traces=$shared/traces
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DARCHIMEDES_FUZZ=ON -DARCHIMEDES_BUILD_BENCH=OFF >/dev/null
+  -DARCHIMEDES_FUZZ=ON -DARCHIMEDES_BUILD_BENCH=OFF -DARCHIMEDES_UNITY=ON >/dev/null
 ninja -C "$build" -j "$(nproc)" fuzz_targets
 
 corpus=$build/corpus

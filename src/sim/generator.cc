@@ -456,7 +456,7 @@ void Validate(const GeneratorParams& p) {
 // ---------------------------------------------------------------------------------------------
 // Fleet.
 
-struct Fleet {
+struct GeneratedFleet {
   std::vector<Node> nodes;
   std::vector<Resources> generation_allocatable;  // of generations with at least one node
 };
@@ -491,9 +491,9 @@ std::vector<int> GenerationCounts(const GeneratorParams& p) {
   return counts;
 }
 
-Fleet BuildFleet(const GeneratorParams& p) {
+GeneratedFleet BuildFleet(const GeneratorParams& p) {
   Random rng = StreamOf(p.seed, kFleetStream);
-  Fleet fleet;
+  GeneratedFleet fleet;
   fleet.nodes.reserve(p.nodes);
   const std::vector<int> counts = GenerationCounts(p);
   const int digits = std::max<int>(5, std::to_string(p.nodes).size());
@@ -690,7 +690,7 @@ ServiceDraw MakeService(const GeneratorParams& p, ServiceFamily family, int inde
   return {std::move(s), tier.min_available_share};
 }
 
-std::vector<Service> BuildServices(const GeneratorParams& p, const Fleet& fleet) {
+std::vector<Service> BuildServices(const GeneratorParams& p, const GeneratedFleet& fleet) {
   Random rng = StreamOf(p.seed, kServiceStream);
   int64_t allocatable_cpu = 0;
   for (const Node& n : fleet.nodes) allocatable_cpu += n.allocatable[Dim::kCpu];
@@ -827,7 +827,7 @@ std::vector<BatchJob> BuildJobs(const GeneratorParams& p, JobType type, double t
   return jobs;
 }
 
-std::vector<BatchJob> BuildBatch(const GeneratorParams& p, const Fleet& fleet,
+std::vector<BatchJob> BuildBatch(const GeneratorParams& p, const GeneratedFleet& fleet,
                                  const std::vector<Service>& services) {
   double idle_cores = 0.0;
   for (const Node& n : fleet.nodes) idle_cores += n.allocatable[Dim::kCpu] / kMilli;
@@ -935,7 +935,7 @@ Scenario GenerateScenario(const GeneratorParams& params) {
   Scenario scenario;
   scenario.name = ScenarioName(params);
   scenario.duration_s = static_cast<int64_t>(params.days) * kSecondsPerDay;
-  Fleet fleet = BuildFleet(params);
+  GeneratedFleet fleet = BuildFleet(params);
   scenario.workload.services = BuildServices(params, fleet);
   scenario.workload.jobs = BuildBatch(params, fleet, scenario.workload.services);
   ApplySurge(params, scenario.workload.services);
