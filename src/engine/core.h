@@ -87,6 +87,7 @@ class EngineCore {
   // --- What the parts read.
   const EngineOptions& options() const { return options_; }
   const Policy& policy() const { return policy_; }
+  bool reads_usage() const { return reads_usage_; }
   int64_t now() const { return now_; }
   const ClusterState& state() const { return state_; }
   const Service& service(int32_t s) const { return services_[s]; }

@@ -406,6 +406,7 @@ ServiceStatus Engine::service_status(int32_t service) const {
 JobStatus Engine::job_status(int32_t job) const { return core_->job_status(job); }
 EngineStats Engine::stats() const { return core_->stats(); }
 const Policy& Engine::policy() const { return core_->policy(); }
+bool Engine::reads_usage() const { return core_->reads_usage(); }
 
 std::vector<NodeExplanation> Engine::ExplainReplica(const Service& pod, int32_t service) const {
   // An id past the catalogue reads as "no profile, no replicas" to every plugin.

@@ -20,7 +20,9 @@
 //  - Usage comes in rounds: BeginUsageRound with every service replica's usage now (where a
 //    replica may move, targets are judged by it), then one ObserveNodeUsage per ready node with
 //    all its containers (the engine relieves that node at once), then EndUsageRound (health
-//    actions). Decisions of a round read the usage of this round only.
+//    actions). Decisions of a round read the usage of this round only. Where reads_usage() is
+//    false, the policy reads no sample: the rounds may come without them (they still set the
+//    nodes' batch limits).
 //  - Bad events (an unknown id, an impossible job) throw std::invalid_argument naming the input,
 //    or, for jobs, are rejected with a kReject action; nothing already accepted is lost.
 //  - Not thread-safe: one driver thread. Deterministic: the same events give the same actions.
@@ -167,6 +169,7 @@ class Engine {
   JobStatus job_status(int32_t job) const;
   EngineStats stats() const;
   const Policy& policy() const;
+  bool reads_usage() const;
   // The batch plan as of the last cycle: one place per pending task the planner holds one for
   // (never more than the job has pending), by job, then start, then node. Empty under a policy
   // whose batch placement does not plan (engine/batch_placement.h).

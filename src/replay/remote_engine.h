@@ -57,6 +57,8 @@ class RemoteEngine final : public EngineLink {
   int32_t SubmitJob(const BatchJob& job, int64_t give_up_at) override;
   void ContainerFinished(ContainerId id) override;
   void ContainerOomKilled(ContainerId id) override;
+  // A server keeps every reported usage (its profiles learn from it), whatever its policy.
+  bool reads_usage() const override { return true; }
   void BeginUsageRound(std::span<const UsageSample> fleet) override;
   void ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) override;
   void EndUsageRound() override;

@@ -100,7 +100,8 @@ class Simulation {
   // This tick's usage per container (the usage model is a function of time), and its samples.
   std::vector<Usage> usage_;
   std::vector<int64_t> usage_at_;
-  std::vector<UsageSample> samples_;
+  std::vector<UsageSample> samples_;  // empty for an engine that reads none
+  const bool reads_usage_;
   std::vector<std::pair<ContainerId, Usage>> node_containers_;
   std::vector<ContainerId> oom_order_;
 };
@@ -115,7 +116,8 @@ Simulation::Simulation(const Scenario& scenario, const Policy& policy, const Sim
       mix_(ShapeMix::FromWorkload(scenario.workload)),
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
-      end_(scenario.duration_s) {
+      end_(scenario.duration_s),
+      reads_usage_(engine.reads_usage()) {
   if (options.series != nullptr) {
     series_ = std::make_unique<SeriesRecorder>(
         scenario, options.profiles, options.warmup_s, options.tick_s, options.metrics_interval_s,
@@ -327,7 +329,7 @@ void Simulation::UsageTick() {
   // The services' usage now, fleet-wide: where the engine may move a replica in this round, it
   // judges the targets by it.
   samples_.clear();
-  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+  for (NodeId n = 0; reads_usage_ && n < state.num_nodes(); ++n) {
     if (!state.ready(n)) continue;
     for (ContainerId id : state.containers_on(n)) {
       const Container& c = state.container(id);
@@ -382,8 +384,10 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     return true;
   });
   samples_.clear();
-  for (const auto& [id, u] : node_containers_)
-    samples_.push_back(Sample(state.container(id), id, u));
+  for (size_t i = 0; reads_usage_ && i < node_containers_.size(); ++i) {
+    const ContainerId id = node_containers_[i].first;
+    samples_.push_back(Sample(state.container(id), id, node_containers_[i].second));
+  }
   engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();
   Usage service_usage{}, batch_usage{};
