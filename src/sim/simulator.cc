@@ -329,11 +329,13 @@ void Simulation::UsageTick() {
   // The services' usage now, fleet-wide: where the engine may move a replica in this round, it
   // judges the targets by it.
   samples_.clear();
-  for (NodeId n = 0; reads_usage_ && n < state.num_nodes(); ++n) {
-    if (!state.ready(n)) continue;
-    for (ContainerId id : state.containers_on(n)) {
-      const Container& c = state.container(id);
-      if (c.kind == OwnerKind::kService) samples_.push_back({id, UsageNow(c, id)});
+  if (reads_usage_) {
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      if (!state.ready(n)) continue;
+      for (ContainerId id : state.containers_on(n)) {
+        const Container& c = state.container(id);
+        if (c.kind == OwnerKind::kService) samples_.push_back({id, UsageNow(c, id)});
+      }
     }
   }
   engine_.BeginUsageRound(samples_);
@@ -384,9 +386,9 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     return true;
   });
   samples_.clear();
-  for (size_t i = 0; reads_usage_ && i < node_containers_.size(); ++i) {
-    const ContainerId id = node_containers_[i].first;
-    samples_.push_back(Sample(state.container(id), id, node_containers_[i].second));
+  if (reads_usage_) {
+    for (const auto& [id, u] : node_containers_)
+      samples_.push_back(Sample(state.container(id), id, u));
   }
   engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();

@@ -99,6 +99,16 @@ TEST(EngineTest, OnePolicyDrivesManyEnginesAlike) {
   EXPECT_EQ(policy.name, "archimedes");
 }
 
+// Only policies with a strategy that reads usage (relief, health, reclaimed capacity) want the
+// rounds' samples; the simulator sends the others none.
+TEST(EngineTest, SaysWhetherItsPolicyReadsUsage) {
+  const std::vector<Node> nodes = {MakeNode("a", 4000, 8 * kGi)};
+  EXPECT_FALSE(Engine(MakePolicy("k8s-default"), {}, nodes, {}).reads_usage());
+  EXPECT_FALSE(Engine(MakePolicy("k8s-binpack"), {}, nodes, {}).reads_usage());
+  EXPECT_TRUE(Engine(MakePolicy("reclaim"), {}, nodes, {}).reads_usage());
+  EXPECT_TRUE(Engine(MakePolicy("archimedes"), {}, nodes, {}).reads_usage());
+}
+
 TEST(EngineTest, StartsTasksAndCountsThemThroughTheirLives) {
   Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)}, {});
   const int32_t job = engine.SubmitJob(MakeJob("render", 6, 1000, kGi), 1000);
