@@ -16,6 +16,7 @@ ClusterState::ClusterState(std::vector<Node> nodes, TaskAccounting accounting)
   for (const Node& n : nodes_) {
     allocatable_.push_back(n.allocatable);
     ready_.push_back(n.condition == NodeCondition::kReady);
+    tainted_nodes_ += !n.taints.empty();
   }
   block_most_unrequested_.resize((nodes_.size() + kIndexBlock - 1) / kIndexBlock);
   for (size_t b = 0; b < block_most_unrequested_.size(); ++b) RecomputeBlock(static_cast<int>(b));
@@ -54,6 +55,7 @@ void ClusterState::SetCondition(NodeId n, NodeCondition condition) {
 NodeId ClusterState::AddNode(Node node) {
   allocatable_.push_back(node.allocatable);
   ready_.push_back(node.condition == NodeCondition::kReady);
+  tainted_nodes_ += !node.taints.empty();
   nodes_.push_back(std::move(node));
   requested_.emplace_back();
   task_requested_.emplace_back();

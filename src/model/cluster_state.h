@@ -56,6 +56,7 @@ class ClusterState {
   void SetCondition(NodeId n, NodeCondition condition);
   void SetLabels(NodeId n, std::map<std::string, std::string> labels);
   bool ready(NodeId n) const { return ready_[n] != 0; }
+  int tainted_nodes() const { return tainted_nodes_; }  // nodes with at least one taint
   const Resources& allocatable(NodeId n) const { return allocatable_[n]; }
 
   // Sum of the requests that count against node `n`'s allocatable (every container's, or only the
@@ -107,6 +108,7 @@ class ClusterState {
   // Copies of what every decision reads for every node, kept contiguous (a Node is large).
   std::vector<Resources> allocatable_;
   std::vector<uint8_t> ready_;
+  int tainted_nodes_ = 0;
   std::vector<Resources> requested_;
   std::vector<Resources> task_requested_;
   // Per block of kIndexBlock nodes, the most unrequested allocatable in each indexed dimension.

@@ -103,10 +103,15 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
   if (num_nodes == 0) return -1;
   const int to_find = NodesToFind(num_nodes);
   feasible_.clear();
+  applying_.clear();
+  for (const auto& f : filters_) {
+    if (f->AppliesTo(ctx, pod)) applying_.push_back(f.get());
+  }
   const Resources need = IndexNeed(pod);
   auto visit = [&](NodeId node) {
     if (memo != nullptr && memo->known_infeasible(node)) return false;
-    if (Feasible(ctx, pod, node)) {
+    if (std::all_of(applying_.begin(), applying_.end(),
+                    [&](const FilterPlugin* f) { return f->Filter(ctx, pod, node); })) {
       feasible_.push_back(node);
       return static_cast<int>(feasible_.size()) == to_find;
     }

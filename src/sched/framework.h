@@ -67,6 +67,11 @@ class FilterPlugin {
   virtual ~FilterPlugin() = default;
   virtual std::string_view name() const = 0;
   virtual bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const = 0;
+  // False when Filter passes every node of the fleet for `pod` (kube-scheduler's PreFilter
+  // answering Skip): a node scan then leaves the filter out.
+  virtual bool AppliesTo(const SchedulingContext& /*ctx*/, const PodRequest& /*pod*/) const {
+    return true;
+  }
   // Dimensions in which every node this filter passes has unrequested allocatable
   // (ClusterState::unrequested) of at least the pod's request, wherever that request is positive.
   // The Scheduler skips nodes that fall short in any of them without calling a filter (the
@@ -154,6 +159,7 @@ class Scheduler {
   Resources IndexNeed(const PodRequest& pod) const;
 
   std::vector<std::unique_ptr<FilterPlugin>> filters_;
+  std::vector<const FilterPlugin*> applying_;  // the filters that apply to the pod being scheduled
   std::vector<WeightedScorer> scorers_;
   SchedulerOptions options_;
   std::array<bool, kNumDims> guaranteed_{};  // by some filter (FilterPlugin::guaranteed_dims)

@@ -57,6 +57,7 @@ NodeId PredictedLoad::AddNode(const Node& node) {
   quantile_.resize(usage_.size(), 0.0f);
   quantile_block_max_.resize(quantile_block_max_.size() + static_cast<size_t>(kNumDims) * blocks_,
                              0.0f);
+  quantile_blocks_stale_.resize(quantile_blocks_stale_.size() + kNumDims, 0);
   groups_.emplace_back();
   peak_.resize(peak_.size() + kNumDims, 0.0f);
   peak_bin_.resize(peak_bin_.size() + kNumDims, 0);
@@ -254,6 +255,7 @@ void PredictedLoad::ClearQuantile(NodeId n) {
   std::fill_n(&quantile_[first], count, 0.0f);
   std::fill_n(&quantile_block_max_[BlockOffset(n, 0)], static_cast<size_t>(kNumDims) * blocks_,
               0.0f);
+  std::fill_n(&quantile_blocks_stale_[static_cast<size_t>(n) * kNumDims], kNumDims, 0);
   groups_[n].clear();
 }
 
@@ -309,7 +311,7 @@ void PredictedLoad::UpdateQuantile(NodeId n, const Demand& demand, int sign) {
     for (int b = 0; b < bins_; ++b) {
       q[b] = std::max(m[b] + static_cast<float>(std::sqrt(std::max(v[b], 0.0))), 0.0f);
     }
-    if (!group_emptied) UpdateQuantileBlocks(n, d);
+    quantile_blocks_stale_[static_cast<size_t>(n) * kNumDims + d] = 1;
   }
   if (!group_emptied) return;
   // Exact zero once no profiled resident is left: the squares would otherwise leave dust.
@@ -317,11 +319,12 @@ void PredictedLoad::UpdateQuantile(NodeId n, const Demand& demand, int sign) {
     const size_t off = Offset(n, static_cast<Dim>(d));
     std::fill_n(&deviation_sq_[off], bins_, 0.0);
     for (int b = 0; b < bins_; ++b) quantile_[off + b] = std::max(mean_sum_[off + b], 0.0f);
-    UpdateQuantileBlocks(n, d);
+    quantile_blocks_stale_[static_cast<size_t>(n) * kNumDims + d] = 1;
   }
 }
 
-void PredictedLoad::UpdateQuantileBlocks(NodeId n, int d) {
+void PredictedLoad::UpdateQuantileBlocks(NodeId n, int d) const {
+  quantile_blocks_stale_[static_cast<size_t>(n) * kNumDims + d] = 0;
   const float* q = &quantile_[Offset(n, static_cast<Dim>(d))];
   float* blocks = &quantile_block_max_[BlockOffset(n, d)];
   for (int k = 0; k < blocks_; ++k) {
@@ -510,6 +513,7 @@ void PredictedLoad::ClearResidents() {
   std::fill(deviation_sq_.begin(), deviation_sq_.end(), 0.0);
   std::fill(quantile_.begin(), quantile_.end(), 0.0f);
   std::fill(quantile_block_max_.begin(), quantile_block_max_.end(), 0.0f);
+  std::fill(quantile_blocks_stale_.begin(), quantile_blocks_stale_.end(), 0);
   for (auto& groups : groups_) groups.clear();
   std::fill(residents_.begin(), residents_.end(), 0);
   for (auto* table : {&app_zone_, &app_pod_, &service_zone_, &service_pod_}) {
@@ -527,6 +531,9 @@ void PredictedLoad::FreeCurve(NodeId n, Dim d, std::span<float> out) const {
 
 float PredictedLoad::MinFree(NodeId n, Dim d, int first_bin, int num_bins) const {
   const float* u = &quantile_[Offset(n, d)];
+  if (quantile_blocks_stale_[static_cast<size_t>(n) * kNumDims + static_cast<size_t>(d)] != 0) {
+    UpdateQuantileBlocks(n, static_cast<int>(d));
+  }
   const float* blocks = &quantile_block_max_[BlockOffset(n, static_cast<int>(d))];
   float most = 0.0f;
   int b = ((first_bin % bins_) + bins_) % bins_;

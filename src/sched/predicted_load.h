@@ -210,7 +210,7 @@ class PredictedLoad {
   void UpdateQuantile(NodeId n, const Demand& demand, int sign);
   void ClearQuantile(NodeId n);
   // Recomputes the block maxima of the node quantile of node `n` in dimension `d`.
-  void UpdateQuantileBlocks(NodeId n, int d);
+  void UpdateQuantileBlocks(NodeId n, int d) const;
   // Appends a high curve to curves_ (resampled), its block maxima and its peaks.
   CurveId AddHighCurve(const std::array<DailyCurve, kNumDims>& high);
   // Registers the mean and deviation of the curve just appended to curves_.
@@ -243,7 +243,12 @@ class PredictedLoad {
   std::vector<float> mean_sum_;
   std::vector<double> deviation_sq_;
   std::vector<float> quantile_;
-  std::vector<float> quantile_block_max_;  // nodes × dims × blocks: MinFree walks blocks
+  // nodes × dims × blocks: MinFree walks blocks. Refreshed by the first MinFree after the node's
+  // quantile changed (stale flag per node and dimension, nodes × dims): only policies that plan
+  // batch in time read them, and a node's quantile changes more often than they are read. Hence
+  // mutable; like the rest of this class, read by one thread at a time.
+  mutable std::vector<float> quantile_block_max_;
+  mutable std::vector<uint8_t> quantile_blocks_stale_;
   std::vector<std::vector<std::pair<CurveId, int32_t>>> groups_;
   std::vector<int32_t> service_app_, service_curve_, service_class_;
   int num_apps_ = 0;

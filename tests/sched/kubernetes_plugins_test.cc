@@ -6,9 +6,12 @@
 #include "sched/framework.h"
 #include "sched/kubernetes_scheduler.h"
 #include "sched/plugins/max_per_node.h"
+#include "sched/plugins/node_affinity.h"
 #include "sched/plugins/node_ready.h"
 #include "sched/plugins/node_resources_fit.h"
+#include "sched/plugins/node_selector.h"
 #include "sched/plugins/resource_allocation.h"
+#include "sched/plugins/taint_toleration.h"
 
 namespace archimedes {
 namespace {
@@ -119,6 +122,84 @@ TEST(KubernetesPluginsTest, PercentageOfNodesToScoreAndMemoKeepTheChoice) {
     with_memo.Add({.node = x, .requests = pod.requests});
     without_memo.Add({.node = y, .requests = pod.requests});
   }
+}
+
+// Counts its calls; passes every node, and says whether it applies as told.
+class CountingFilter : public FilterPlugin {
+ public:
+  CountingFilter(bool applies, int* calls) : applies_(applies), calls_(calls) {}
+  std::string_view name() const override { return "Counting"; }
+  bool Filter(const SchedulingContext&, const PodRequest&, NodeId) const override {
+    ++*calls_;
+    return true;
+  }
+  bool AppliesTo(const SchedulingContext&, const PodRequest&) const override { return applies_; }
+
+ private:
+  bool applies_;
+  int* calls_;
+};
+
+TEST(KubernetesPluginsTest, AFilterThatDoesNotApplyToThePodIsLeftOutOfTheScan) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 8; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 4000, 16 * kGi));
+  ClusterState state(nodes);
+  for (bool applies : {false, true}) {
+    int calls = 0;
+    std::vector<std::unique_ptr<FilterPlugin>> filters;
+    filters.push_back(std::make_unique<NodeResourcesFit>());
+    filters.push_back(std::make_unique<CountingFilter>(applies, &calls));
+    std::vector<WeightedScorer> scorers;
+    scorers.push_back({std::make_unique<LeastAllocated>(), 1});
+    Scheduler scheduler(std::move(filters), std::move(scorers), SchedulerOptions{});
+    EXPECT_GE(scheduler.Schedule(SchedulingContext{state},
+                                 PodRequest{.requests = Resources::Of(1000, kGi)}),
+              0);
+    EXPECT_EQ(calls, applies ? 8 : 0) << "applies " << applies;
+  }
+}
+
+// A filter that says it does not apply must indeed pass every node: the Kubernetes filters that
+// skip (nodeSelector, required node affinity, the per-node limit, taints) pass everything then.
+TEST(KubernetesPluginsTest, FiltersSkipOnlyPodsTheyPassEverywhere) {
+  std::vector<Node> nodes{MakeNode("a", 4000, 16 * kGi), MakeNode("b", 4000, 16 * kGi)};
+  nodes[0].labels["disk"] = "ssd";
+  ClusterState state(nodes);
+  state.Add(
+      {.kind = OwnerKind::kService, .owner = 0, .node = 0, .requests = Resources::Of(1000, kGi)});
+  const std::map<std::string, std::string> ssd{{"disk", "ssd"}};
+  const std::vector<NodeSelectorTerm> affinity{
+      {.match_expressions = {{.key = "disk", .op = SelectorOp::kIn, .values = {"ssd"}}}}};
+  const PodRequest plain{.requests = Resources::Of(1000, kGi), .owner = 0};
+  const PodRequest constrained{.requests = Resources::Of(1000, kGi),
+                               .owner = 0,
+                               .max_per_node = 1,
+                               .node_selector = &ssd,
+                               .node_affinity = affinity};
+  const NodeSelector selector;
+  const NodeAffinity node_affinity;
+  const MaxPerNode per_node;
+  // Each filter with the node it turns the constrained pod away from.
+  const std::vector<std::pair<const FilterPlugin*, NodeId>> cases{
+      {&selector, 1}, {&node_affinity, 1}, {&per_node, 0}};
+  for (const auto& [filter, refused] : cases) {
+    EXPECT_FALSE(filter->AppliesTo(SchedulingContext{state}, plain)) << filter->name();
+    EXPECT_TRUE(filter->AppliesTo(SchedulingContext{state}, constrained)) << filter->name();
+    for (NodeId n : {0, 1}) {
+      EXPECT_TRUE(filter->Filter(SchedulingContext{state}, plain, n)) << filter->name();
+    }
+    EXPECT_FALSE(filter->Filter(SchedulingContext{state}, constrained, refused)) << filter->name();
+  }
+  // TaintToleration skips while no node of the fleet is tainted.
+  const TaintToleration taints;
+  EXPECT_FALSE(taints.AppliesTo(SchedulingContext{state}, plain));
+  ClusterState tainted(nodes);
+  Node dedicated = MakeNode("c", 4000, 16 * kGi);
+  dedicated.taints.push_back({.key = "dedicated", .value = "db"});
+  const NodeId c = tainted.AddNode(dedicated);
+  EXPECT_EQ(tainted.tainted_nodes(), 1);
+  EXPECT_TRUE(taints.AppliesTo(SchedulingContext{tainted}, plain));
+  EXPECT_FALSE(taints.Filter(SchedulingContext{tainted}, plain, c));
 }
 
 }  // namespace

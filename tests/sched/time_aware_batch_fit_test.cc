@@ -103,7 +103,9 @@ TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
                load.MinFree(n, d, first, span) - static_cast<float>(claimed) - kept >= 0;
       }
       ASSERT_EQ(fit.Filter(ctx, pod, n), rule) << "trial " << trial << " node " << n;
-      if (!rule) EXPECT_EQ(best.Score(ctx, pod, n), 0);
+      if (!rule) {
+        EXPECT_EQ(best.Score(ctx, pod, n), 0);
+      }
       fits += rule;
     }
   }

@@ -119,6 +119,17 @@ int64_t InterAppPreference::Score(const SchedulingContext& ctx, const PodRequest
   return total == 0 ? kMaxNodeScore : met * kMaxNodeScore / total;
 }
 
+bool InterAppAffinity::AppliesTo(const SchedulingContext&, const PodRequest& pod) const {
+  const PlacementRules* rules = RulesOf(rules_, pod);
+  return rules != nullptr && std::any_of(rules->affinity.begin(), rules->affinity.end(),
+                                         [](const AffinityTerm& t) { return t.weight == 0; });
+}
+
+bool TopologySpread::AppliesTo(const SchedulingContext&, const PodRequest& pod) const {
+  const PlacementRules* rules = RulesOf(rules_, pod);
+  return rules != nullptr && rules->spread && rules->spread_rule.max_skew > 0;
+}
+
 bool TopologySpread::Filter(const SchedulingContext& ctx, const PodRequest& pod,
                             NodeId node) const {
   const PlacementRules* rules = RulesOf(rules_, pod);

@@ -53,6 +53,7 @@ class InterAppAffinity : public FilterPlugin {
   explicit InterAppAffinity(RulesTable rules) : rules_(std::move(rules)) {}
   std::string_view name() const override { return "InterAppAffinity"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override;
 
  private:
   RulesTable rules_;
@@ -84,6 +85,7 @@ class TopologySpread : public FilterPlugin {
   explicit TopologySpread(RulesTable rules) : rules_(std::move(rules)) {}
   std::string_view name() const override { return "TopologySpread"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override;
 
  private:
   RulesTable rules_;

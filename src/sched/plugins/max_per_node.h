@@ -11,6 +11,9 @@ class MaxPerNode : public FilterPlugin {
  public:
   std::string_view name() const override { return "MaxPerNode"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override {
+    return pod.max_per_node > 0;
+  }
 };
 
 }  // namespace archimedes

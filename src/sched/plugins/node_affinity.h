@@ -15,6 +15,9 @@ class NodeAffinity : public FilterPlugin {
     return pod.node_affinity.empty() ||
            MatchesRequiredAffinity(pod.node_affinity, ctx.state.node(node));
   }
+  bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override {
+    return !pod.node_affinity.empty();
+  }
 };
 
 }  // namespace archimedes

@@ -14,6 +14,9 @@ class NodeSelector : public FilterPlugin {
  public:
   std::string_view name() const override { return "NodeSelector"; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
+  bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override {
+    return pod.node_selector != nullptr;
+  }
 };
 
 // Whether `node` carries label `key` = `value`. The keys "topology.kubernetes.io/zone",

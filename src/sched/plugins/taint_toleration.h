@@ -15,6 +15,9 @@ class TaintToleration : public FilterPlugin {
     const Node& n = ctx.state.node(node);
     return n.taints.empty() || FirstUntoleratedTaint(n.taints, pod.tolerations) == nullptr;
   }
+  bool AppliesTo(const SchedulingContext& ctx, const PodRequest&) const override {
+    return ctx.state.tainted_nodes() > 0;
+  }
 };
 
 }  // namespace archimedes
