@@ -76,6 +76,14 @@ bool Scheduler::Feasible(const SchedulingContext& ctx, const PodRequest& pod, No
   return true;
 }
 
+bool Scheduler::PassesApplying(const SchedulingContext& ctx, const PodRequest& pod,
+                               NodeId node) const {
+  for (const FilterPlugin* f : applying_) {
+    if (!f->Filter(ctx, pod, node)) return false;
+  }
+  return true;
+}
+
 int64_t Scheduler::TotalScore(const SchedulingContext& ctx, const PodRequest& pod,
                               NodeId node) const {
   int64_t total = 0;
@@ -110,8 +118,7 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
   const Resources need = IndexNeed(pod);
   auto visit = [&](NodeId node) {
     if (memo != nullptr && memo->known_infeasible(node)) return false;
-    if (std::all_of(applying_.begin(), applying_.end(),
-                    [&](const FilterPlugin* f) { return f->Filter(ctx, pod, node); })) {
+    if (PassesApplying(ctx, pod, node)) {
       feasible_.push_back(node);
       return static_cast<int>(feasible_.size()) == to_find;
     }

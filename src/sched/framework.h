@@ -152,6 +152,8 @@ class Scheduler {
   bool Feasible(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
 
  private:
+  // Whether `node` passes the filters that apply to the pod being scheduled (applying_).
+  bool PassesApplying(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int64_t TotalScore(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
   int NodesToFind(int num_nodes) const;
   // The pod's requests in the dimensions the filters guarantee (ClusterState::BlockMayHold's
