@@ -24,17 +24,6 @@ CpuMemory RequestedWith(const SchedulingContext& ctx, const PodRequest& pod, Nod
 
 }  // namespace
 
-int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
-  if (capacity == 0 || requested > capacity) return 0;
-  return ((capacity - requested) * kMaxNodeScore) / capacity;
-}
-
-int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
-  if (capacity == 0) return 0;
-  if (requested > capacity) requested = capacity;
-  return (requested * kMaxNodeScore) / capacity;
-}
-
 int64_t LeastAllocated::Score(const SchedulingContext& ctx, const PodRequest& pod,
                               NodeId node) const {
   CpuMemory r = RequestedWith(ctx, pod, node);
