@@ -142,6 +142,7 @@ class CountingFilter : public FilterPlugin {
 
 TEST(KubernetesPluginsTest, AFilterThatDoesNotApplyToThePodIsLeftOutOfTheScan) {
   std::vector<Node> nodes;
+  nodes.reserve(8);
   for (int i = 0; i < 8; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 4000, 16 * kGi));
   ClusterState state(nodes);
   for (bool applies : {false, true}) {
