@@ -56,7 +56,9 @@ class ClusterState {
   void SetCondition(NodeId n, NodeCondition condition);
   void SetLabels(NodeId n, std::map<std::string, std::string> labels);
   bool ready(NodeId n) const { return ready_[n] != 0; }
-  int tainted_nodes() const { return tainted_nodes_; }  // nodes with at least one taint
+  // Nodes added with at least one taint (taints are fixed when a node is added; a node taken out
+  // of service still counts, which only keeps TaintToleration from skipping).
+  int tainted_nodes() const { return tainted_nodes_; }
   const Resources& allocatable(NodeId n) const { return allocatable_[n]; }
 
   // Sum of the requests that count against node `n`'s allocatable (every container's, or only the
