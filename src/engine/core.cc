@@ -463,13 +463,6 @@ void EngineCore::StopLeavingReplicas(NodeId n) {
   }
 }
 
-void EngineCore::Record(const UsageSample& sample) {
-  const ContainerId id = sample.container;
-  usage_[id] = sample.usage;
-  usage_round_[id] = round_;
-  work_[id] = {sample.work_done_s, sample.work_total_s};
-}
-
 void EngineCore::ClearActions() { actions_.clear(); }
 
 EngineStats EngineCore::stats() const {

@@ -229,13 +229,22 @@ class EngineCore {
   void RemoveContainer(ContainerId id, bool taken_back = false);
   void EndScaleOut(int32_t s);
   void StopLeavingReplicas(NodeId n);
-  void Record(const UsageSample& sample);
+  void Record(const UsageSample& sample) {
+    const ContainerId id = sample.container;
+    usage_[id] = sample.usage;
+    usage_round_[id] = round_;
+    work_[id] = {sample.work_done_s, sample.work_total_s};
+  }
   void SetUpProfiles();
   void CheckNode(NodeId n) const;
   void CheckService(int32_t s) const;
   void CheckJob(int32_t j) const;
-  // Throws unless `id` is a live container of the engine's.
-  void CheckContainer(ContainerId id) const;
+  // Throws unless `id` is a live container of the engine's. Inline: a usage round checks every
+  // sample.
+  void CheckContainer(ContainerId id) const {
+    if (!state_.alive(id)) ThrowNoContainer(id);
+  }
+  [[noreturn]] static void ThrowNoContainer(ContainerId id);
 
   Policy policy_;
   EngineOptions options_;

@@ -39,10 +39,8 @@ void EngineCore::CheckJob(int32_t j) const {
   }
 }
 
-void EngineCore::CheckContainer(ContainerId id) const {
-  if (!state_.alive(id)) {
-    throw std::invalid_argument("no running container with id " + std::to_string(id));
-  }
+void EngineCore::ThrowNoContainer(ContainerId id) {
+  throw std::invalid_argument("no running container with id " + std::to_string(id));
 }
 
 // --- Time and cycles.
@@ -250,19 +248,29 @@ void EngineCore::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples
     return;
   }
   node_containers_.clear();
-  for (const UsageSample& sample : samples) {
-    CheckContainer(sample.container);
-    Record(sample);
-    node_containers_.push_back({sample.container, sample.usage});
-  }
-  const double io_throttle = pressure_ ? pressure_->Relieve(*this, n) : 1.0;
-  if (!moves_.empty()) StopLeavingReplicas(n);
   Usage service_usage{};
-  for (const auto& [id, u] : node_containers_) {
-    if (!state_.alive(id)) continue;
+  for (const UsageSample& sample : samples) {
+    const ContainerId id = sample.container;
+    CheckContainer(id);
+    Record(sample);
+    node_containers_.push_back({id, sample.usage});
     const Container& c = state_.container(id);
     if (c.node != n || c.kind != OwnerKind::kService) continue;
-    for (int d = 0; d < kNumDims; ++d) service_usage[d] += u[d];
+    for (int d = 0; d < kNumDims; ++d) service_usage[d] += sample.usage[d];
+  }
+  // Relief and finished moves end containers only through actions: without new ones the sum
+  // taken above is still the node's.
+  const size_t actions_before = actions_.size();
+  const double io_throttle = pressure_ ? pressure_->Relieve(*this, n) : 1.0;
+  if (!moves_.empty()) StopLeavingReplicas(n);
+  if (actions_.size() != actions_before) {
+    service_usage = Usage{};
+    for (const auto& [id, u] : node_containers_) {
+      if (!state_.alive(id)) continue;
+      const Container& c = state_.container(id);
+      if (c.node != n || c.kind != OwnerKind::kService) continue;
+      for (int d = 0; d < kNumDims; ++d) service_usage[d] += u[d];
+    }
   }
   SetServiceUsage(n, service_usage);
   batch_->ObserveServices(*this, n, service_usage);

@@ -74,7 +74,8 @@ class Simulation {
   // Container `id`'s usage now, computed once per tick.
   const Usage& UsageNow(const Container& c, ContainerId id);
   void Forget(ContainerId id);
-  UsageSample Sample(const Container& c, ContainerId id, const Usage& usage) const;
+  // A task's sample also carries its work done and to do: what an eviction would throw away.
+  void AddWork(const Container& c, UsageSample& sample) const;
 
   const Scenario& scenario_;
   const Workload& workload_;
@@ -100,9 +101,10 @@ class Simulation {
   // This tick's usage per container (the usage model is a function of time), and its samples.
   std::vector<Usage> usage_;
   std::vector<int64_t> usage_at_;
-  std::vector<UsageSample> samples_;  // empty for an engine that reads none
+  // The fleet's replicas for BeginUsageRound, then one node's containers (with work only for an
+  // engine that reads usage).
+  std::vector<UsageSample> samples_;
   const bool reads_usage_;
-  std::vector<std::pair<ContainerId, Usage>> node_containers_;
   std::vector<ContainerId> oom_order_;
 };
 
@@ -306,13 +308,10 @@ const Usage& Simulation::UsageNow(const Container& c, ContainerId id) {
   return usage_[id];
 }
 
-UsageSample Simulation::Sample(const Container& c, ContainerId id, const Usage& usage) const {
-  UsageSample sample{.container = id, .usage = usage};
-  if (c.kind == OwnerKind::kTask) {
-    sample.work_done_s = WorkDone(id);
-    sample.work_total_s = workload_.jobs[c.owner].duration_s;
-  }
-  return sample;
+void Simulation::AddWork(const Container& c, UsageSample& sample) const {
+  if (c.kind != OwnerKind::kTask) return;
+  sample.work_done_s = WorkDone(sample.container);
+  sample.work_total_s = workload_.jobs[c.owner].duration_s;
 }
 
 void Simulation::OomKill(ContainerId id) {
@@ -366,35 +365,37 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
   const Node& node = state.node(n);
   const bool recording =
       options_.usage_recorder != nullptr && now_ % options_.record_interval_s == 0;
-  node_containers_.clear();
+  samples_.clear();
   for (ContainerId id : state.containers_on(n)) {
     const Container& c = state.container(id);
     const Usage& u = UsageNow(c, id);
-    node_containers_.push_back({id, u});
+    samples_.push_back({.container = id, .usage = u});
     if (recording && c.kind == OwnerKind::kService) {
       const Service& svc = workload_.services[c.owner];
       options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
     }
   }
   // The cgroup's OOM killer: a replica above its memory limit dies, whatever the node has free.
-  std::erase_if(node_containers_, [&](const std::pair<ContainerId, Usage>& entry) {
-    const Container& c = state.container(entry.first);
+  std::erase_if(samples_, [&](const UsageSample& sample) {
+    const Container& c = state.container(sample.container);
     if (c.kind != OwnerKind::kService) return false;
     const int64_t limit = workload_.services[c.owner].limits[Dim::kMemory];
-    if (limit <= 0 || entry.second[1] <= static_cast<double>(limit)) return false;
-    OomKill(entry.first);
+    if (limit <= 0 || sample.usage[1] <= static_cast<double>(limit)) return false;
+    OomKill(sample.container);
     return true;
   });
-  samples_.clear();
   if (reads_usage_) {
-    for (const auto& [id, u] : node_containers_)
-      samples_.push_back(Sample(state.container(id), id, u));
+    for (UsageSample& sample : samples_) AddWork(state.container(sample.container), sample);
+    engine_.ObserveNodeUsage(n, samples_);
+  } else {
+    engine_.ObserveNodeUsage(n, {});
   }
-  engine_.ObserveNodeUsage(n, samples_);
   ApplyActions();
   Usage service_usage{}, batch_usage{};
   double serverless_cpu = 0;
-  for (const auto& [id, u] : node_containers_) {
+  for (const UsageSample& sample : samples_) {
+    const ContainerId id = sample.container;
+    const Usage& u = sample.usage;
     if (!state.alive(id) || state.container(id).node != n) continue;  // evicted or moved
     const Container& c = state.container(id);
     Usage& sum = c.kind == OwnerKind::kService ? service_usage : batch_usage;
