@@ -71,9 +71,18 @@ struct SampleSink {
 
 void ReadHistory(const std::string& path, SampleSink& sink, ProgressLine& progress) {
   UsageHistoryReader reader(path);
+  // The profiler's container of each of the file's series: names are looked up once, not per row.
+  std::vector<int> containers;
   while (reader.Next()) {
     const UsageRecord& r = reader.record();
-    sink.Add(r.time, r.app, r.container, r.usage);
+    if (sink.backtest && r.time >= sink.backtest->split()) {
+      sink.backtest->Add(r.time, r.app, r.container, r.usage);
+    } else {
+      const auto series = static_cast<size_t>(r.series);
+      if (series >= containers.size()) containers.resize(series + 1, -1);
+      if (containers[series] < 0) containers[series] = sink.profiler.ContainerIndex(r.app, r.container);
+      sink.profiler.Add(containers[series], r.time, r.usage);
+    }
     // Every few thousand rows: a progress line is due every 200 ms at most.
     if (reader.line() % 4096 == 0) {
       progress.UpdateCount("reading " + path + ": " + std::to_string(reader.line()) + " rows");

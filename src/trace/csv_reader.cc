@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "trace/input_file.h"
@@ -57,50 +58,106 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
+// Large enough that a read costs little per line, small enough to stay in cache.
+constexpr size_t kBlockBytes = size_t{1} << 18;
+
 CsvReader::CsvReader(std::string path, LastLineEnd last_line_end)
-    : path_(std::move(path)), in_(OpenInputFile(path_)), last_line_end_(last_line_end) {}
+    : path_(std::move(path)),
+      in_(OpenInputFile(path_)),
+      block_(kBlockBytes),
+      last_line_end_(last_line_end) {}
+
+bool CsvReader::ReadLine(std::string_view& line, bool& ended) {
+  carry_.clear();
+  for (;;) {
+    const char* begin = block_.data() + block_begin_;
+    const size_t available = block_end_ - block_begin_;
+    if (const auto* end = static_cast<const char*>(std::memchr(begin, '\n', available))) {
+      const auto length = static_cast<size_t>(end - begin);
+      block_begin_ += length + 1;
+      ended = true;
+      if (carry_.empty()) {
+        line = {begin, length};
+      } else {
+        carry_.append(begin, length);
+        line = carry_;
+      }
+      return true;
+    }
+    carry_.append(begin, available);
+    in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+    if (in_.bad()) Fail("read error");
+    block_begin_ = 0;
+    block_end_ = static_cast<size_t>(in_.gcount());
+    if (block_end_ == 0) {
+      ended = false;
+      line = carry_;
+      return !carry_.empty();
+    }
+  }
+}
+
+void CsvReader::Split(std::string_view line) {
+  fields_.clear();
+  unquoted_.clear();
+  unquoted_.reserve(line.size());
+  size_t i = 0;
+  for (;;) {
+    const size_t start = i;
+    while (i < line.size() && line[i] != ',' && line[i] != '"') ++i;
+    if (i == line.size() || line[i] == ',') {
+      fields_.push_back(line.substr(start, i - start));
+    } else {
+      // Quotes may open and close anywhere in a field (RFC 4180 and what spreadsheets write):
+      // its text, without them and with "" as one quote, goes to unquoted_.
+      const size_t from = unquoted_.size();
+      unquoted_.append(line.substr(start, i - start));
+      bool quoted = false;
+      for (; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+          if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            unquoted_.push_back('"');
+            ++i;
+          } else if (c == '"') {
+            quoted = false;
+          } else {
+            unquoted_.push_back(c);
+          }
+        } else if (c == '"') {
+          quoted = true;
+        } else if (c == ',') {
+          break;
+        } else {
+          unquoted_.push_back(c);
+        }
+      }
+      if (quoted) Fail("unterminated quoted field");
+      fields_.push_back(std::string_view(unquoted_).substr(from));
+    }
+    if (i == line.size()) return;
+    ++i;  // the comma
+  }
+}
 
 bool CsvReader::Next() {
-  while (std::getline(in_, raw_)) {
+  std::string_view line;
+  bool ended = false;
+  while (ReadLine(line, ended)) {
     ++line_;
-    if (in_.eof() && last_line_end_ == LastLineEnd::kRequired) {
+    if (!ended && last_line_end_ == LastLineEnd::kRequired) {
       Fail(
           "the last line has no line end: the file is cut short (its writer ends every line "
           "with one)");
     }
-    if (const size_t bad = FirstInvalidUtf8(raw_); bad != std::string_view::npos) {
+    if (const size_t bad = FirstInvalidUtf8(line); bad != std::string_view::npos) {
       Fail("byte " + std::to_string(bad + 1) + " is not valid UTF-8");
     }
-    if (!raw_.empty() && raw_.back() == '\r') raw_.pop_back();
-    if (raw_.empty()) continue;
-    fields_.clear();
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < raw_.size(); ++i) {
-      char c = raw_[i];
-      if (quoted) {
-        if (c == '"' && i + 1 < raw_.size() && raw_[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else if (c == '"') {
-          quoted = false;
-        } else {
-          field += c;
-        }
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        fields_.push_back(std::move(field));
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    if (quoted) Fail("unterminated quoted field");
-    fields_.push_back(std::move(field));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    Split(line);
     return true;
   }
-  if (in_.bad()) Fail("read error");
   return false;
 }
 

@@ -1,6 +1,6 @@
 // A streaming reader of comma-separated files (RFC 4180 quoting, CRLF or LF line ends, an optional
 // header line) whose every error names the file and line. Rows are read one at a time, so memory
-// does not grow with the file.
+// does not grow with the file, and fields are views: no allocation per row.
 //
 // Every line must end with a line end unless the reader is told the file's writer leaves the
 // last one without: a missing one is the only sign of a file cut inside its last field. Every line
@@ -63,10 +63,19 @@ class CsvReader {
   template <typename T>
   [[noreturn]] void OutOfRange(std::string_view column, std::string_view text, T min, T max) const;
 
+  // The next line without its end into `line`; `ended`: it had one. False at the end of the file.
+  bool ReadLine(std::string_view& line, bool& ended);
+  // Splits `line` into fields_: views into the line, or into unquoted_ for a field with quotes.
+  void Split(std::string_view line);
+
   std::string path_;
   std::ifstream in_;
-  std::string raw_;
-  std::vector<std::string> fields_;
+  // The file is read in blocks; a line that spans two of them is gathered in carry_.
+  std::vector<char> block_;
+  size_t block_begin_ = 0, block_end_ = 0;
+  std::string carry_;
+  std::string unquoted_;  // reserved to the line's length first, so that views into it stay valid
+  std::vector<std::string_view> fields_;
   LastLineEnd last_line_end_;
   int64_t line_ = 0;
 };

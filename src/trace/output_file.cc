@@ -49,8 +49,21 @@ void RenameOver(const std::string& temporary, const std::string& path) {
 }
 
 // Throws std::logic_error at the first number that is not finite.
+bool AllFinite(const nlohmann::json& value) {
+  if (value.is_number_float()) return std::isfinite(value.get<double>());
+  if (value.is_structured()) {
+    for (const nlohmann::json& member : value) {
+      if (!AllFinite(member)) return false;
+    }
+  }
+  return true;
+}
+
+// Names the first number that is not finite by its JSON path. Paths are built only on the way to
+// it: building one per value would cost more than the check.
 void RequireFinite(const nlohmann::json& value, const std::string& path) {
-  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+  if (AllFinite(value)) return;
+  if (value.is_number_float()) {
     throw std::logic_error("internal error: the output's " + (path.empty() ? "value" : path) +
                            " is " + (std::isnan(value.get<double>()) ? "NaN" : "infinite"));
   }
@@ -58,7 +71,7 @@ void RequireFinite(const nlohmann::json& value, const std::string& path) {
     for (const auto& [key, member] : value.items()) {
       RequireFinite(member, path.empty() ? key : path + "." + key);
     }
-  } else if (value.is_array()) {
+  } else {
     for (size_t i = 0; i < value.size(); ++i) {
       RequireFinite(value[i], path + "[" + std::to_string(i) + "]");
     }
@@ -81,6 +94,11 @@ void WriteFileAtomically(const std::string& path, std::string_view text) {
 std::string FormatJsonDocument(const nlohmann::json& document, int indent) {
   RequireFinite(document, "");
   return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string FormatJsonValue(const nlohmann::json& value, const std::string& path) {
+  RequireFinite(value, path);
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void WriteJsonFile(const std::string& path, const nlohmann::json& document, int indent) {

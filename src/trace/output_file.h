@@ -27,6 +27,10 @@ void WriteFileAtomically(const std::string& path, std::string_view text);
 // a bug upstream, never an output: it throws std::logic_error naming its JSON path.
 std::string FormatJsonDocument(const nlohmann::json& document, int indent);
 
+// `value` on one line as FormatJsonDocument writes it, without the line end: a part of a document
+// written piece by piece, whose JSON path `path` names it in the error.
+std::string FormatJsonValue(const nlohmann::json& value, const std::string& path);
+
 // WriteFileAtomically(path, FormatJsonDocument(document, indent)).
 void WriteJsonFile(const std::string& path, const nlohmann::json& document, int indent = 2);
 

@@ -276,9 +276,41 @@ ProfileSet ReadProfiles(const JsonValue& root) {
   return set;
 }
 
-}  // namespace
+json AppJson(const AppProfile& a) {
+  const AppFeatures& f = a.features;
+  json app = {{"app", a.app},
+              {"class", a.class_id},
+              {"containers", a.containers},
+              {"samples", a.samples},
+              {"days", a.days},
+              {"replicas", a.replicas},
+              {"peak", DimsJson(a.peak)},
+              {"recommended", DimsJson(a.recommended)},
+              {"features",
+               {{"level", DimsJson(f.level)},
+                {"peak_to_mean", DimsJson(f.peak_to_mean)},
+                {"burstiness", DimsJson(f.burstiness)},
+                {"amplitude", DimsJson(f.amplitude)},
+                {"peak_hour", DimsJson(f.peak_hour)},
+                {"amplitude2", DimsJson(f.amplitude2)},
+                {"peak_hour2", DimsJson(f.peak_hour2)},
+                {"duty", DimsJson(f.duty)},
+                {"balance", DimsJson(f.balance)}}},
+              {"mean", CurvesJson(a.mean)},
+              {"high", CurvesJson(a.high)}};
+  if (a.has_request) app["request"] = DimsJson(a.request);
+  json bounded = json::object();
+  for (int d = 0; d < kProfileDims; ++d) {
+    if (a.bound[d] == AdviceBound::kNone) continue;
+    bounded[std::string(DimName(static_cast<Dim>(d)))] = {
+        {"by", AdviceBoundName(a.bound[d])}, {"needed", Short(static_cast<float>(a.needed[d]))}};
+  }
+  if (!bounded.empty()) app["bounded"] = std::move(bounded);
+  return app;
+}
 
-nlohmann::json ProfilesJson(const ProfileSet& profiles) {
+// Everything but the applications.
+json ProfilesJsonWithoutApps(const ProfileSet& profiles) {
   json doc;
   doc["format"] = "archimedes-profiles";
   doc["version"] = kFormatVersion;
@@ -319,40 +351,6 @@ nlohmann::json ProfilesJson(const ProfileSet& profiles) {
   }
   doc["hints"] = std::move(hints);
 
-  json apps = json::array();
-  for (const AppProfile& a : profiles.apps) {
-    const AppFeatures& f = a.features;
-    json app = {{"app", a.app},
-                {"class", a.class_id},
-                {"containers", a.containers},
-                {"samples", a.samples},
-                {"days", a.days},
-                {"replicas", a.replicas},
-                {"peak", DimsJson(a.peak)},
-                {"recommended", DimsJson(a.recommended)},
-                {"features",
-                 {{"level", DimsJson(f.level)},
-                  {"peak_to_mean", DimsJson(f.peak_to_mean)},
-                  {"burstiness", DimsJson(f.burstiness)},
-                  {"amplitude", DimsJson(f.amplitude)},
-                  {"peak_hour", DimsJson(f.peak_hour)},
-                  {"amplitude2", DimsJson(f.amplitude2)},
-                  {"peak_hour2", DimsJson(f.peak_hour2)},
-                  {"duty", DimsJson(f.duty)},
-                  {"balance", DimsJson(f.balance)}}},
-                {"mean", CurvesJson(a.mean)},
-                {"high", CurvesJson(a.high)}};
-    if (a.has_request) app["request"] = DimsJson(a.request);
-    json bounded = json::object();
-    for (int d = 0; d < kProfileDims; ++d) {
-      if (a.bound[d] == AdviceBound::kNone) continue;
-      bounded[std::string(DimName(static_cast<Dim>(d)))] = {
-          {"by", AdviceBoundName(a.bound[d])}, {"needed", Short(static_cast<float>(a.needed[d]))}};
-    }
-    if (!bounded.empty()) app["bounded"] = std::move(bounded);
-    apps.push_back(std::move(app));
-  }
-  doc["applications"] = std::move(apps);
 
   json warnings = json::array();
   for (const HealthWarning& w : profiles.warnings) {
@@ -370,13 +368,36 @@ nlohmann::json ProfilesJson(const ProfileSet& profiles) {
   return doc;
 }
 
+}  // namespace
+
+nlohmann::json ProfilesJson(const ProfileSet& profiles) {
+  json doc = ProfilesJsonWithoutApps(profiles);
+  json apps = json::array();
+  for (const AppProfile& a : profiles.apps) apps.push_back(AppJson(a));
+  doc["applications"] = std::move(apps);
+  return doc;
+}
+
 ProfileSet ReadProfilesFile(const std::string& path) {
   const json doc = ReadJsonFile(path);
   return ReadProfiles(JsonValue(path, doc));
 }
 
+// The text of ProfilesJson(profiles) on one line, written as it is made: one application at a time
+// as the document's first member (an object's keys are written sorted), since the whole document
+// in memory takes several times the profiles' own size.
 void WriteProfilesFile(const ProfileSet& profiles, const std::string& path) {
-  WriteJsonFile(path, ProfilesJson(profiles), -1);
+  AtomicOutputFile file(path);
+  file.Write("{\"applications\":[");
+  for (size_t i = 0; i < profiles.apps.size(); ++i) {
+    if (i > 0) file.Write(",");
+    file.Write(FormatJsonValue(AppJson(profiles.apps[i]), "applications[" + std::to_string(i) + "]"));
+  }
+  const std::string rest = FormatJsonDocument(ProfilesJsonWithoutApps(profiles), -1);
+  static_assert(std::string_view("applications") < "bins");  // and every other key
+  file.Write("],");
+  file.Write(std::string_view(rest).substr(1));  // without its opening brace
+  file.Commit();
 }
 
 }  // namespace archimedes

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "model/resources.h"
 #include "trace/csv_reader.h"
@@ -37,6 +38,9 @@ struct UsageRecord {
   int64_t time = 0;
   std::string_view app;
   std::string_view container;
+  // The container's number: 0, 1, ... in the order containers first appear in the file. A reader
+  // that keeps something per container indexes it by this instead of hashing the names again.
+  int32_t series = -1;
   std::array<float, kNumDims> usage{};  // gpu always 0
 };
 
@@ -55,8 +59,16 @@ class UsageHistoryReader {
  private:
   CsvReader csv_;
   UsageRecord record_;
-  std::string key_;  // app '\0' container, reused to avoid an allocation per row
-  std::unordered_map<std::string, int64_t> last_time_;
+  // The series of the row whose names are in key_ (app '\0' container).
+  int32_t SeriesOfKey();
+
+  std::string key_;  // reused to avoid an allocation per row
+  std::unordered_map<std::string, int32_t> series_;
+  // By series: its key, its last time, and the series that followed it in the file last time.
+  std::vector<std::string> keys_;
+  std::vector<int64_t> last_time_;
+  std::vector<int32_t> next_;
+  int32_t previous_ = -1;  // the previous row's series
 };
 
 class UsageHistoryWriter {

@@ -87,5 +87,50 @@ TEST(CsvReaderTest, EveryLineIsValidUtf8) {
   EXPECT_THAT(ErrorOf([&] { csv.Next(); }), HasSubstr(":1: byte 4 is not valid UTF-8"));
 }
 
+TEST(CsvReaderTest, QuotesOpenAndCloseAnywhereInAField) {
+  CsvReader csv(WriteFile("\"a,b\",\"say \"\"hi\"\"\",x\"y,z\"w,\"\",plain\n\"open,1\n"));
+  ASSERT_TRUE(csv.Next());
+  ASSERT_EQ(csv.size(), 5);
+  EXPECT_EQ(csv.field(0), "a,b");
+  EXPECT_EQ(csv.field(1), "say \"hi\"");
+  EXPECT_EQ(csv.field(2), "xy,zw");
+  EXPECT_EQ(csv.field(3), "");
+  EXPECT_EQ(csv.field(4), "plain");
+  EXPECT_THAT(ErrorOf([&] { csv.Next(); }), HasSubstr(":2: unterminated quoted field"));
+}
+
+TEST(CsvReaderTest, EmptyFieldsBlankLinesAndCrlfEnds) {
+  CsvReader csv(WriteFile(",a,\r\n\n\r\nb\r\n"));
+  ASSERT_TRUE(csv.Next());
+  ASSERT_EQ(csv.size(), 3);
+  EXPECT_EQ(csv.field(0), "");
+  EXPECT_EQ(csv.field(1), "a");
+  EXPECT_EQ(csv.field(2), "");
+  ASSERT_TRUE(csv.Next());
+  EXPECT_EQ(csv.line(), 4);
+  ASSERT_EQ(csv.size(), 1);
+  EXPECT_EQ(csv.field(0), "b");
+  EXPECT_FALSE(csv.Next());
+}
+
+// The file is read in blocks of a few hundred KiB: lines longer than a block, and lines that a
+// block boundary cuts, read whole.
+TEST(CsvReaderTest, LinesLongerThanAReadBlockReadWhole) {
+  const std::string long_field(700'000, 'x');
+  std::string text = "1," + long_field + ",\"q" + long_field + "\"\n";
+  for (int i = 0; i < 40'000; ++i) text += std::to_string(i) + ",row" + std::to_string(i) + "\n";
+  CsvReader csv(WriteFile(text));
+  ASSERT_TRUE(csv.Next());
+  ASSERT_EQ(csv.size(), 3);
+  EXPECT_EQ(csv.field(1), long_field);
+  EXPECT_EQ(csv.field(2), "q" + long_field);
+  for (int i = 0; i < 40'000; ++i) {
+    ASSERT_TRUE(csv.Next());
+    ASSERT_EQ(csv.Int(0, "n"), i);
+    ASSERT_EQ(csv.field(1), "row" + std::to_string(i));
+  }
+  EXPECT_FALSE(csv.Next());
+}
+
 }  // namespace
 }  // namespace archimedes

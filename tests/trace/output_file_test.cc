@@ -86,6 +86,14 @@ TEST(OutputFileTest, NanOrInfinityNeverReachesAnOutput) {
   }
   const nlohmann::json inf = {{"x", std::numeric_limits<double>::infinity()}};
   EXPECT_THROW(FormatJsonDocument(inf, 2), std::logic_error);
+  // A part of a document written piece by piece is named by its place in the whole.
+  try {
+    FormatJsonValue({{"mean", {1.0, 2.0, std::numeric_limits<double>::infinity()}}}, "apps[7]");
+    FAIL() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("apps[7].mean[2] is infinite"));
+  }
+  EXPECT_EQ(FormatJsonValue({{"a", 1.5}}, "x"), "{\"a\":1.5}");
 }
 
 }  // namespace

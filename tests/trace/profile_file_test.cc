@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <string>
 
 #include "profile/profiler.h"
 #include "profile/synthetic_history.h"
@@ -63,6 +65,10 @@ TEST(ProfileFileTest, SaveAndLoadRoundTrip) {
   EXPECT_EQ(a->mean[static_cast<int>(Dim::kGpu)].bins(), loaded.bins);
   ASSERT_NE(loaded.Find("night-001"), nullptr);
   EXPECT_FALSE(loaded.Find("night-001")->has_request);
+  // Written application by application, the file is the document ProfilesJson makes, to the byte.
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, ProfilesJson(saved).dump() + "\n");
 }
 
 // The message of the TraceError `f` throws, or "no error".

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace archimedes {
 namespace {
@@ -75,9 +78,24 @@ TEST(UsageHistoryTest, EqualTimesAndInterleavedContainersAreFine) {
                 "time,app,container,cpu,memory,disk,network\n"
                 "10,a,c1,1,1,1,1\n5,a,c2,1,1,1,1\n10,a,c1,2,2,2,2\n7,a,c2,1,1,1,1\n");
   UsageHistoryReader reader(path);
-  int rows = 0;
-  while (reader.Next()) ++rows;
-  EXPECT_EQ(rows, 4);
+  std::vector<int32_t> series;
+  while (reader.Next()) series.push_back(reader.record().series);
+  EXPECT_EQ(series, (std::vector<int32_t>{0, 1, 0, 1}));
+}
+
+// The reader guesses a row's container from the order of the rows before it: whatever the order,
+// a container keeps its number, and the time order is checked per container.
+TEST(UsageHistoryTest, ContainersKeepTheirNumberWhateverTheRowOrder) {
+  std::string rows = "time,app,container,cpu,memory,disk,network\n";
+  const std::vector<std::pair<int, std::string>> order = {
+      {0, "a,c1"}, {0, "a,c2"}, {0, "b,c1"}, {1, "a,c1"}, {1, "b,c1"}, {1, "a,c2"},
+      {2, "a,c2"}, {3, "a,c2"}, {3, "b,c2"}, {4, "b,c1"}, {4, "a,c1"}, {4, "b,c2"}};
+  for (const auto& [t, names] : order) rows += std::to_string(t) + "," + names + ",1,1,1,1\n";
+  UsageHistoryReader reader(WriteFile("order.csv", rows));
+  std::vector<int32_t> series;
+  while (reader.Next()) series.push_back(reader.record().series);
+  EXPECT_EQ(series, (std::vector<int32_t>{0, 1, 2, 0, 2, 1, 1, 1, 3, 2, 0, 3}));
+  ExpectError("guess.csv", rows + "2,a,c2,1,1,1,1\n", 14, "before its previous row's time 3");
 }
 
 }  // namespace
