@@ -6,11 +6,10 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include <cmath>
-#include <numbers>
 #include <string>
 #include <vector>
 
+#include "fleet_usage.h"
 #include "profile/profiler.h"
 
 namespace archimedes {
@@ -18,7 +17,6 @@ namespace {
 
 void BM_ProfileFleet(benchmark::State& state) {
   const int apps = static_cast<int>(state.range(0));
-  const int64_t days = 7, step = 300;
   size_t classes = 0;
   for (auto _ : state) {
     Profiler profiler;
@@ -27,21 +25,9 @@ void BM_ProfileFleet(benchmark::State& state) {
       std::string name = "app-" + std::to_string(a);
       ids[a] = profiler.ContainerIndex(name, name + "-0");
     }
-    uint64_t noise = 88172645463325252ull;
-    for (int64_t t = 0; t < days * kSecondsPerDay; t += step) {
-      double angle =
-          2.0 * std::numbers::pi * static_cast<double>(t % kSecondsPerDay) / kSecondsPerDay;
-      for (int a = 0; a < apps; ++a) {
-        noise ^= noise << 13;
-        noise ^= noise >> 7;
-        noise ^= noise << 17;
-        float jitter = 0.9f + 0.2f * static_cast<float>(noise >> 40) / static_cast<float>(1 << 24);
-        float shape = 1.0f + 0.5f * static_cast<float>(std::cos(angle + (a % 4) * 1.5));
-        std::array<float, kNumDims> usage = {500.0f * shape * jitter, 2e9f * jitter, 1e7f * shape,
-                                             2e7f * shape * jitter, 0.0f};
-        profiler.Add(ids[a], t, usage);
-      }
-    }
+    ForEachFleetSample(apps, [&](int64_t time, int app, const std::array<float, kNumDims>& usage) {
+      profiler.Add(ids[app], time, usage);
+    });
     ProfileSet set = profiler.Finish();
     classes = set.classes.size();
     benchmark::DoNotOptimize(set);
@@ -49,7 +35,7 @@ void BM_ProfileFleet(benchmark::State& state) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   state.counters["samples/s"] = benchmark::Counter(
-      static_cast<double>(apps) * days * kSecondsPerDay / step * state.iterations(),
+      static_cast<double>(apps) * kFleetDays * kSecondsPerDay / kFleetStep * state.iterations(),
       benchmark::Counter::kIsRate);
   state.counters["peak_rss_MB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   state.counters["classes"] = static_cast<double>(classes);

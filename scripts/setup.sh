@@ -6,6 +6,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libyaml-dev libsqlite3-dev libeigen3-dev
   etcd-server etcd-client iproute2 curl jq wrk prometheus
+  time  # GNU time: peak memory in bench/profile_history.sh
   clang-format clang-tidy
   chromium nodejs  # the HTML reports' browser tests (tests/report/)
   clang libclang-rt-14-dev

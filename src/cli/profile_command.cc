@@ -28,6 +28,7 @@
 #include "trace/requests_csv.h"
 #include "trace/trace_error.h"
 #include "trace/usage_history.h"
+#include "trace/usage_history_stream.h"
 #include "trace/usage_series.h"
 #include "trace/usage_trace.h"
 
@@ -69,24 +70,41 @@ struct SampleSink {
   }
 };
 
+// How many rows ahead the profiler is told what is coming (Profiler::Prefetch): enough for memory
+// to answer, few enough that the lines are still there when the row comes.
+constexpr size_t kPrefetchAhead = 8;
+
 void ReadHistory(const std::string& path, SampleSink& sink, ProgressLine& progress) {
-  UsageHistoryReader reader(path);
-  // The profiler's container of each of the file's series: names are looked up once, not per row.
+  UsageHistoryStream stream(path);
+  // By series of the file: its names, and its container in the profiler (looked up once).
+  std::vector<std::pair<std::string, std::string>> names;
   std::vector<int> containers;
-  while (reader.Next()) {
-    const UsageRecord& r = reader.record();
-    if (sink.backtest && r.time >= sink.backtest->split()) {
-      sink.backtest->Add(r.time, r.app, r.container, r.usage);
-    } else {
-      const auto series = static_cast<size_t>(r.series);
-      if (series >= containers.size()) containers.resize(series + 1, -1);
-      if (containers[series] < 0) containers[series] = sink.profiler.ContainerIndex(r.app, r.container);
-      sink.profiler.Add(containers[series], r.time, r.usage);
+  UsageBatch batch;
+  while (stream.Next(batch)) {
+    for (auto& series : batch.new_series) names.push_back(std::move(series));
+    containers.resize(names.size(), -1);
+    for (size_t i = 0; i < batch.rows.size(); ++i) {
+      const UsageRow& r = batch.rows[i];
+      if (i + 2 * kPrefetchAhead < batch.rows.size()) {
+        const int ahead = containers[batch.rows[i + 2 * kPrefetchAhead].series];
+        if (ahead >= 0) sink.profiler.PrefetchRecord(ahead);
+      }
+      if (i + kPrefetchAhead < batch.rows.size()) {
+        const UsageRow& ahead = batch.rows[i + kPrefetchAhead];
+        if (containers[ahead.series] >= 0) {
+          sink.profiler.PrefetchData(containers[ahead.series], ahead.time);
+        }
+      }
+      const auto& [app, container] = names[r.series];
+      if (sink.backtest && r.time >= sink.backtest->split()) {
+        sink.backtest->Add(r.time, app, container, r.usage);
+        continue;
+      }
+      int& index = containers[r.series];
+      if (index < 0) index = sink.profiler.ContainerIndex(app, container);
+      sink.profiler.Add(index, r.time, r.usage);
     }
-    // Every few thousand rows: a progress line is due every 200 ms at most.
-    if (reader.line() % 4096 == 0) {
-      progress.UpdateCount("reading " + path + ": " + std::to_string(reader.line()) + " rows");
-    }
+    progress.UpdateCount("reading " + path + ": " + std::to_string(batch.last_line) + " rows");
   }
 }
 

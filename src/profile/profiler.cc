@@ -241,6 +241,25 @@ void Profiler::AddSample(int container, int64_t time, const std::array<float, kN
   if (c.health.Add(time, usage)) CheckHealth(container);
 }
 
+void Profiler::PrefetchRecord(int container) const {
+  const auto* record = reinterpret_cast<const char*>(&apps_[containers_[container].app]);
+  for (size_t offset = 0; offset < sizeof(App); offset += 64) __builtin_prefetch(record + offset);
+}
+
+void Profiler::PrefetchData(int container, int64_t time) const {
+  const App& app = apps_[containers_[container].app];
+  if (app.samples == 0) return;
+  const int days = options_.max_days;
+  const int64_t day = FloorDiv(time, kSecondsPerDay);
+  const int bin = static_cast<int>((time - day * kSecondsPerDay) / bin_seconds_);
+  const int slot = static_cast<int>(((day % days) + days) % days);
+  const size_t cell = static_cast<size_t>(bin) * days + slot;
+  __builtin_prefetch(&app.count[cell], 1);
+  __builtin_prefetch(&app.sum[cell * kProfileDims], 1);
+  __builtin_prefetch(&app.sum_squares[cell * kProfileDims], 1);
+  for (const DecayingHistogram& histogram : app.histogram) histogram.Prefetch();
+}
+
 bool Profiler::ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                             std::array<float, kProfileDims>& high) const {
   const int days = options_.max_days;

@@ -88,6 +88,14 @@ class Profiler {
            const std::array<float, kNumDims>& usage) {
     AddSample(ContainerIndex(app, container), time, usage, nullptr);
   }
+  // Starts loading what a sample of `container` at `time` will touch: a caller that knows the
+  // samples to come calls it a few samples ahead. A fleet's profiles outgrow the cache, and each
+  // sample touches its app's state in several places, so that otherwise every sample waits for
+  // memory several times in a row.
+  // Data(): the sample's own bins and histogram buckets, which are found through the app's record
+  // that Record() loads: callers ask for the record twice as far ahead.
+  void PrefetchRecord(int container) const;
+  void PrefetchData(int container, int64_t time) const;
   // A sample whose trace also gives the maximum within its window (Google 2019's max_cpu_usage):
   // the high curve and the right-sized request then follow the peaks that the window's average
   // hides. `window_max[d]` < 0 = not given for d (the average stands in for it).
