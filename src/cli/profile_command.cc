@@ -44,6 +44,7 @@ struct ProfileArgs {
   std::string json;
   std::string report;
   std::string backtest;
+  std::string curves = "calibrated";
   int bins = DailyCurve::kDefaultBins;
   int days = 7;
   uint64_t seed = 1;
@@ -61,7 +62,7 @@ struct SampleSink {
            const std::array<float, kNumDims>& usage,
            const std::array<float, kNumDims>* window_max = nullptr) {
     if (backtest && time >= backtest->split()) {
-      backtest->Add(time, app, container, usage);
+      backtest->Add(time, app, container, usage, window_max);
     } else if (window_max) {
       profiler.AddWithWindowMax(profiler.ContainerIndex(app, container), time, usage, *window_max);
     } else {
@@ -287,7 +288,8 @@ void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
   std::printf(
       "\nright-sizing on the held-back part: Archimedes (p99 x 1.2, bounded) against VPA's rule "
       "(p90 x 1.15) learned on the same part; coverage = held-back samples at or below the "
-      "advice, slack = advice / mean held-back usage\n");
+      "advice, slack = advice / mean held-back usage, 99%% needs = the least slack of any advice "
+      "covering 99%% of the held-back samples (their p99 / mean)\n");
   TextTable table({{.width = 28, .align = Align::kLeft, .separator = "  "},
                    {.width = 6, .align = Align::kLeft, .separator = "  "},
                    {.width = 10, .align = Align::kRight, .separator = "  "},
@@ -295,9 +297,12 @@ void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
                    {.width = 6, .align = Align::kRight, .separator = "  "},
                    {.width = 10, .align = Align::kRight, .separator = "  "},
                    {.width = 8, .align = Align::kRight, .separator = "  "},
-                   {.width = 6, .align = Align::kRight, .separator = "  "}});
-  table.AddRow({"app", "dim", "advice", "coverage", "slack", "VPA", "coverage", "slack"});
-  std::array<std::array<double, 4>, 2> sums{};  // per dim: coverage, slack, VPA's coverage, slack
+                   {.width = 6, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "}});
+  table.AddRow(
+      {"app", "dim", "advice", "coverage", "slack", "VPA", "coverage", "slack", "99% needs"});
+  // Per dim: coverage, slack, VPA's coverage, slack, and the least slack 99 % coverage allows.
+  std::array<std::array<double, 5>, 2> sums{};
   std::array<int, 2> apps{};
   int shown = 0;
   for (const AdviceScore& a : score.advice) {
@@ -306,23 +311,49 @@ void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
     sums[d][1] += a.slack;
     sums[d][2] += a.vpa_coverage;
     sums[d][3] += a.vpa_slack;
+    sums[d][4] += a.least_slack;
     ++apps[d];
     if (shown++ >= 2 * top) continue;
     table.AddRow({a.app, std::string(DimName(a.dim)), FormatAmount(a.dim, a.advice, normalized),
                   Percent(a.coverage), Fixed(a.slack, 2), FormatAmount(a.dim, a.vpa, normalized),
-                  Percent(a.vpa_coverage), Fixed(a.vpa_slack, 2)});
+                  Percent(a.vpa_coverage), Fixed(a.vpa_slack, 2), Fixed(a.least_slack, 2)});
   }
   for (int d = 0; d < 2; ++d) {
     if (apps[d] == 0) continue;
     const double n = apps[d];
     table.AddRow({"mean over " + std::to_string(apps[d]) + " apps",
                   std::string(DimName(static_cast<Dim>(d))), "", Percent(sums[d][0] / n),
-                  Fixed(sums[d][1] / n, 2), "", Percent(sums[d][2] / n), Fixed(sums[d][3] / n, 2)});
+                  Fixed(sums[d][1] / n, 2), "", Percent(sums[d][2] / n), Fixed(sums[d][3] / n, 2),
+                  Fixed(sums[d][4] / n, 2)});
   }
   std::fputs(table.Format().c_str(), stdout);
 }
 
-void PrintBacktest(const BacktestScore& score, bool normalized, int top) {
+void PrintCurves(const BacktestScore& score, double high_quantile) {
+  std::printf(
+      "\ncurves on the held-back part: coverage = samples at or below the high curve (nominal "
+      "%s; with window maxima, what the window reached), first day = the same in the day after "
+      "the split, error = sum |sample - mean curve| / sum sample\n",
+      Percent(high_quantile).c_str());
+  TextTable table({{.width = 8, .align = Align::kLeft, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "},
+                   {.width = 8, .align = Align::kRight, .separator = "  "},
+                   {.width = 14, .align = Align::kRight, .separator = "  "},
+                   {.width = 9, .align = Align::kRight, .separator = "  "},
+                   {.width = 10, .align = Align::kRight, .separator = "  "}});
+  table.AddRow({"dim", "samples", "coverage", "mean over apps", "first day", "mean error"});
+  for (int d = 0; d < kProfileDims; ++d) {
+    const CurveScore& c = score.curves[d];
+    if (c.samples == 0) continue;
+    table.AddRow({std::string(DimName(static_cast<Dim>(d))), std::to_string(c.samples),
+                  Percent(c.coverage), Percent(c.app_coverage),
+                  c.first_day_samples > 0 ? Percent(c.first_day_coverage) : "-",
+                  Percent(c.mean_error)});
+  }
+  std::fputs(table.Format().c_str(), stdout);
+}
+
+void PrintBacktest(const BacktestScore& score, bool normalized, double high_quantile, int top) {
   std::printf(
       "\nbacktest: learned before t=%s, warnings scored on the rest (%d containers, %d with a "
       "limit; an incident = a 30-min mean at 99 %% of the limit)\n",
@@ -355,6 +386,7 @@ void PrintBacktest(const BacktestScore& score, bool normalized, int top) {
     }
   }
   std::printf("\n");
+  PrintCurves(score, high_quantile);
   PrintAdvice(score, normalized, top);
 }
 
@@ -371,6 +403,15 @@ nlohmann::json BacktestJson(const BacktestScore& score) {
     json["incidents"][name] = score.incidents[d];
     json["incidents_warned"][name] = score.warned[d];
   }
+  for (int d = 0; d < kProfileDims; ++d) {
+    const CurveScore& c = score.curves[d];
+    json["curves"][std::string(DimName(static_cast<Dim>(d)))] = {
+        {"samples", c.samples},
+        {"coverage", c.coverage},
+        {"app_coverage", c.app_coverage},
+        {"first_day_coverage", c.first_day_coverage},
+        {"mean_error", c.mean_error}};
+  }
   json["advice"] = nlohmann::json::array();
   for (const AdviceScore& a : score.advice) {
     json["advice"].push_back({{"app", a.app},
@@ -380,7 +421,8 @@ nlohmann::json BacktestJson(const BacktestScore& score) {
                               {"slack", a.slack},
                               {"vpa", a.vpa},
                               {"vpa_coverage", a.vpa_coverage},
-                              {"vpa_slack", a.vpa_slack}});
+                              {"vpa_slack", a.vpa_slack},
+                              {"least_slack_at_99", a.least_slack}});
   }
   return json;
 }
@@ -407,6 +449,7 @@ void WriteReport(const ProfileSet& set, const std::optional<BacktestScore>& back
       std::string name(DimName(static_cast<Dim>(d)));
       app["recommended"][name] = p.recommended[d];
       if (p.has_request) app["request"][name] = p.request[d];
+      if (p.growth[d] != 0.0f) app["growth_per_day"][name] = p.growth[d];
       if (p.bound[d] != AdviceBound::kNone) {
         app["bounded"][name] = {{"by", AdviceBoundName(p.bound[d])}, {"needed", p.needed[d]}};
       }
@@ -473,6 +516,7 @@ void Run(const ProfileArgs& args) {
   options.bins = args.bins;
   options.max_days = args.days;
   options.seed = args.seed;
+  options.calibrated = args.curves == "calibrated";
   bool normalized = false;
   Profiler profiler(options);
   if (!args.scenario.empty()) SetFromScenario(ReadScenarioFile(args.scenario), profiler);
@@ -509,7 +553,7 @@ void Run(const ProfileArgs& args) {
   std::optional<BacktestScore> score;
   if (backtest) {
     score = backtest->Score(set);
-    PrintBacktest(*score, set.normalized, args.top);
+    PrintBacktest(*score, set.normalized, set.high_quantile, args.top);
   }
   if (!args.out.empty()) WriteProfilesFile(set, args.out);
   if (!args.json.empty()) WriteReport(set, score, args.json);
@@ -550,6 +594,12 @@ void AddProfileCommand(CLI::App& app) {
   cmd->add_option("--backtest", args->backtest,
                   "learn on the samples before this trace time (a duration, e.g. 5d) and score "
                   "the health warnings against the rest: precision, recall, lead time per kind");
+  cmd->add_option("--curves", args->curves,
+                  "calibrated: the high curve is the empirical quantile of days left out and the "
+                  "curves follow a day-over-day trend; normal: mean + z x standard deviation "
+                  "over a flat history")
+      ->check(CLI::IsMember({"calibrated", "normal"}))
+      ->capture_default_str();
   cmd->add_option("--bins", args->bins, "bins per day")->capture_default_str();
   cmd->add_option("--days", args->days, "most recent days kept per application")
       ->capture_default_str();

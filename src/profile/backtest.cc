@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -24,7 +25,8 @@ void Backtest::CloseWindow(Container& c) const {
 }
 
 void Backtest::Add(int64_t time, std::string_view app, std::string_view container,
-                   const std::array<float, kNumDims>& usage) {
+                   const std::array<float, kNumDims>& usage,
+                   const std::array<float, kNumDims>* window_max) {
   key_.assign(app);
   key_.push_back('\0');
   key_.append(container);
@@ -50,6 +52,13 @@ void Backtest::Add(int64_t time, std::string_view app, std::string_view containe
     held.max[d] = std::max(held.max[d], usage[d]);
   }
   ++held.count;
+  held.times.push_back(time);
+  std::array<float, kProfileDims>& sample = held.samples.emplace_back();
+  std::array<float, kProfileDims>& reached = held.reached.emplace_back();
+  for (int d = 0; d < kProfileDims; ++d) {
+    sample[d] = usage[d];
+    reached[d] = window_max ? std::max(usage[d], (*window_max)[d]) : usage[d];
+  }
 }
 
 namespace {
@@ -134,10 +143,59 @@ BacktestScore Backtest::Score(const ProfileSet& profiles) const {
       a.vpa_coverage = ShareAtMost(held.usage[d], held.max[d], a.vpa);
       a.slack = mean > 0.0 ? a.advice / mean : 0.0;
       a.vpa_slack = mean > 0.0 ? a.vpa / mean : 0.0;
+      // No advice covering 99 % of the held-back samples can have less slack than their p99.
+      a.least_slack = mean > 0.0 ? held.usage[d].Percentile(0.99) / mean : 0.0;
       score.advice.push_back(std::move(a));
     }
   }
+  ScoreCurves(profiles, score);
   return score;
+}
+
+void Backtest::ScoreCurves(const ProfileSet& profiles, BacktestScore& score) const {
+  const int64_t bin_seconds = kSecondsPerDay / profiles.bins;
+  std::array<double, kProfileDims> covered{}, error{}, usage{}, app_coverage{};
+  std::array<int64_t, kProfileDims> first_day_covered{};
+  std::array<int, kProfileDims> apps{};
+  for (const AppProfile& p : profiles.apps) {
+    auto it = held_back_.find(p.app);
+    if (it == held_back_.end() || it->second.samples.empty()) continue;
+    const HeldBack& held = it->second;
+    for (int d = 0; d < kProfileDims; ++d) {
+      int64_t app_covered = 0;
+      for (size_t i = 0; i < held.samples.size(); ++i) {
+        const int64_t time = held.times[i];
+        const int bin = static_cast<int>((time % kSecondsPerDay + kSecondsPerDay) % kSecondsPerDay /
+                                         bin_seconds);
+        const bool covers = held.reached[i][d] <= p.high[d][bin];
+        app_covered += covers;
+        if (time < split_ + kSecondsPerDay) {
+          ++score.curves[d].first_day_samples;
+          first_day_covered[d] += covers;
+        }
+        const float x = held.samples[i][d];
+        error[d] += std::abs(x - p.mean[d][bin]);
+        usage[d] += x;
+      }
+      covered[d] += static_cast<double>(app_covered);
+      score.curves[d].samples += static_cast<int64_t>(held.samples.size());
+      app_coverage[d] +=
+          static_cast<double>(app_covered) / static_cast<double>(held.samples.size());
+      ++apps[d];
+    }
+  }
+  for (int d = 0; d < kProfileDims; ++d) {
+    CurveScore& curve = score.curves[d];
+    if (usage[d] == 0.0) curve = CurveScore{};  // the history does not give this dimension
+    if (curve.samples == 0) continue;
+    curve.coverage = covered[d] / static_cast<double>(curve.samples);
+    curve.app_coverage = app_coverage[d] / apps[d];
+    curve.mean_error = usage[d] > 0.0 ? error[d] / usage[d] : 0.0;
+    if (curve.first_day_samples > 0) {
+      curve.first_day_coverage =
+          static_cast<double>(first_day_covered[d]) / static_cast<double>(curve.first_day_samples);
+    }
+  }
 }
 
 }  // namespace archimedes

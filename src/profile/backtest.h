@@ -18,7 +18,14 @@
 // recommender's rule on the same learning part (p90 of the decaying usage histogram × 1.15; VPA
 // takes memory's p90 over daily peaks, approximated here by the samples): per app and dimension
 // (cpu, memory), the coverage (share of held-back samples at or below the advice, to the
-// histogram's 5 % resolution) and the slack (advice ÷ mean held-back usage) of each.
+// histogram's 5 % resolution) and the slack (advice ÷ mean held-back usage) of each, with the
+// least slack that 99 % coverage of the held-back part allows.
+//
+// The curves are judged there too, per dimension: the share of held-back samples at or below the
+// app's high curve at their time of day (to compare with the nominal high quantile; what the
+// sample's window reached where the trace gives window maxima, as the high curve follows them),
+// over the whole rest and over its first day, and the mean curve's error, Σ |sample − mean curve|
+// ÷ Σ sample.
 #ifndef ARCHIMEDES_PROFILE_BACKTEST_H_
 #define ARCHIMEDES_PROFILE_BACKTEST_H_
 
@@ -49,6 +56,18 @@ struct AdviceScore {
   double vpa = 0.0;     // VPA's rule on the same learning part
   double coverage = 0.0, vpa_coverage = 0.0;
   double slack = 0.0, vpa_slack = 0.0;
+  // The least slack of any advice covering 99 % of the held-back samples (their p99 ÷ mean).
+  double least_slack = 0.0;
+};
+
+// The learner's curves on the held-back samples of one dimension, pooled over the apps.
+struct CurveScore {
+  int64_t samples = 0;
+  double coverage = 0.0;      // share of samples at or below the high curve
+  double app_coverage = 0.0;  // the same per app, averaged over the apps
+  int64_t first_day_samples = 0;
+  double first_day_coverage = 0.0;  // of the samples in the day after the split
+  double mean_error = 0.0;          // Σ |sample − mean curve| ÷ Σ sample
 };
 
 struct BacktestScore {
@@ -59,6 +78,7 @@ struct BacktestScore {
   std::array<int, kProfileDims> incidents{};  // containers with an incident, per dimension
   std::array<int, kProfileDims> warned{};     // of which had a warning before the split
   std::vector<AdviceScore> advice;            // apps with held-back samples, by app then dimension
+  std::array<CurveScore, kProfileDims> curves;
 };
 
 class Backtest {
@@ -68,9 +88,11 @@ class Backtest {
 
   int64_t split() const { return split_; }
 
-  // One sample of the rest of the history (time ≥ split; times of one container non-decreasing).
+  // One sample of the rest of the history (time ≥ split; times of one container non-decreasing),
+  // with the maxima within its window where the trace gives them (< 0: not given).
   void Add(int64_t time, std::string_view app, std::string_view container,
-           const std::array<float, kNumDims>& usage);
+           const std::array<float, kNumDims>& usage,
+           const std::array<float, kNumDims>* window_max = nullptr);
 
   // Scores the learner's warnings (profiles.warnings) and advice against the rest.
   BacktestScore Score(const ProfileSet& profiles) const;
@@ -84,6 +106,7 @@ class Backtest {
     std::array<int64_t, kProfileDims> incident{};  // first window end at the limit; -1 = none
   };
   void CloseWindow(Container& c) const;
+  void ScoreCurves(const ProfileSet& profiles, BacktestScore& score) const;
 
   // Held-back usage of one application in cpu and memory, for scoring advice.
   struct HeldBack {
@@ -91,6 +114,10 @@ class Backtest {
     std::array<double, 2> sum{};
     std::array<float, 2> max{};  // advice at or above it covers everything, whatever the buckets
     int64_t count = 0;
+    // Every held-back sample, for the curves (which are known only when the learner finishes).
+    std::vector<int64_t> times;
+    std::vector<std::array<float, kProfileDims>> samples;
+    std::vector<std::array<float, kProfileDims>> reached;  // the window's maximum, else the sample
   };
 
   const Profiler& learner_;

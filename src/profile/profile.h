@@ -62,6 +62,8 @@ struct AppProfile {
   std::array<DailyCurve, kNumDims> high;
   AppFeatures features;
   std::array<float, kNumDims> peak{};  // highest sample seen
+  // Day-over-day growth the curves follow, relative to the mean level (0 = no trend found).
+  std::array<float, kNumDims> growth{};
   // Right-sized request per replica, never above the limit or the largest node; `needed` is what
   // the right-sizing rule asked for, and `bound` says what cut it where that was more.
   std::array<double, kNumDims> recommended{};

@@ -1,13 +1,16 @@
 #include "profile/profiler.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "model/quantile.h"
 #include "profile/clustering.h"
 #include "profile/complementarity.h"
+#include "profile/curve_calibration.h"
 #include "profile/features.h"
 
 namespace archimedes {
@@ -47,6 +50,24 @@ void FillGaps(std::vector<float>& v) {
     }
     previous = b;
   }
+}
+
+// Calls f(i) for every i < n, on up to one thread per core; f must touch only what i owns.
+template <typename F>
+void ForEachIndexInParallel(size_t n, const F& f) {
+  constexpr size_t kChunk = 64;
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min(cores, (n + kChunk - 1) / kChunk);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t first; (first = next.fetch_add(kChunk)) < n;) {
+      for (size_t i = first; i < std::min(n, first + kChunk); ++i) f(i);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
 }
 
 }  // namespace
@@ -377,77 +398,144 @@ void Profiler::CheckHealth(int container) {
   warnings_.push_back(std::move(w));
 }
 
+std::vector<bool> Profiler::KeptDays(const App& app, int d) const {
+  const int days = options_.max_days;
+  const int bins = options_.bins;
+  std::vector<float> day_values, ratios;
+  std::vector<bool> kept(days, true);
+  // Day level relative to the per-bin median of the days: an outlier day is off in most bins.
+  std::vector<double> ratio_sum(days, 0.0);
+  std::vector<int> ratio_bins(days, 0);
+  for (int b = 0; b < bins; ++b) {
+    day_values.clear();
+    for (int s = 0; s < days; ++s) {
+      size_t cell = static_cast<size_t>(b) * days + s;
+      if (app.count[cell] > 0) {
+        day_values.push_back(app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]);
+      }
+    }
+    if (day_values.size() < 4) continue;
+    float median = Median(day_values);
+    if (median <= 0.0f) continue;
+    for (int s = 0; s < days; ++s) {
+      size_t cell = static_cast<size_t>(b) * days + s;
+      if (app.count[cell] == 0) continue;
+      ratio_sum[s] +=
+          (app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]) / median;
+      ++ratio_bins[s];
+    }
+  }
+  for (int s = 0; s < days; ++s) {
+    if (ratio_bins[s] > 0) ratios.push_back(static_cast<float>(ratio_sum[s] / ratio_bins[s]));
+  }
+  if (ratios.size() < 4) return kept;
+  float typical = Median(ratios);
+  for (float& r : ratios) r = std::abs(r - typical);
+  float spread = 1.4826f * Median(ratios);
+  double threshold = std::max(kOutlierDayRatio, kOutlierDaySigmas * spread);
+  int allowed = static_cast<int>(ratios.size() / 4);
+  for (int round = 0; round < allowed; ++round) {
+    int worst = -1;
+    double worst_distance = threshold;
+    for (int s = 0; s < days; ++s) {
+      if (!kept[s] || ratio_bins[s] == 0) continue;
+      double distance = std::abs(ratio_sum[s] / ratio_bins[s] - typical);
+      if (distance > worst_distance) {
+        worst_distance = distance;
+        worst = s;
+      }
+    }
+    if (worst < 0) break;
+    kept[worst] = false;
+  }
+  return kept;
+}
+
+DayGrid Profiler::GridOf(const App& app, int d, const std::vector<bool>& kept,
+                         bool window_max) const {
+  const std::vector<float>& sums = window_max ? app.max_sum : app.sum;
+  const std::vector<float>& squares = window_max ? app.max_squares : app.sum_squares;
+  DayGrid grid{
+      .bins = options_.bins,
+      .days = options_.max_days,
+      .reference = app.reference[d],
+      .cells = std::vector<DaySums>(static_cast<size_t>(options_.bins) * options_.max_days),
+      .day = app.slot_day,
+      .kept = kept};
+  for (int s = 0; s < grid.days; ++s) grid.kept[s] = kept[s] && app.slot_day[s] != kEmptyDay;
+  for (size_t cell = 0; cell < grid.cells.size(); ++cell) {
+    const int slot = static_cast<int>(cell % grid.days);
+    if (!grid.kept[slot] || app.count[cell] == 0) continue;
+    grid.cells[cell] = {.n = static_cast<double>(app.count[cell]),
+                        .sum = sums[cell * kProfileDims + d],
+                        .squares = squares[cell * kProfileDims + d]};
+  }
+  return grid;
+}
+
 void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
   const int days = options_.max_days;
   const int bins = options_.bins;
-  std::vector<float> mean(bins), high(bins), day_values, ratios;
-  std::vector<bool> kept(days);
+  std::vector<float> mean(bins), high(bins);
   profile.days = 0;
-  for (int s = 0; s < days; ++s) profile.days += app.slot_day[s] != kEmptyDay;
+  int32_t last_day = INT32_MIN;
+  double mean_day = 0.0;
+  for (int s = 0; s < days; ++s) {
+    if (app.slot_day[s] == kEmptyDay) continue;
+    ++profile.days;
+    last_day = std::max(last_day, app.slot_day[s]);
+    mean_day += app.slot_day[s];
+  }
+  if (profile.days > 0) mean_day /= profile.days;
 
   for (int d = 0; d < kProfileDims; ++d) {
-    // Day level relative to the per-bin median of the days: an outlier day is off in most bins.
-    std::vector<double> ratio_sum(days, 0.0);
-    std::vector<int> ratio_bins(days, 0);
-    for (int b = 0; b < bins; ++b) {
-      day_values.clear();
-      for (int s = 0; s < days; ++s) {
-        size_t cell = static_cast<size_t>(b) * days + s;
-        if (app.count[cell] > 0) {
-          day_values.push_back(app.reference[d] +
-                               app.sum[cell * kProfileDims + d] / app.count[cell]);
-        }
-      }
-      if (day_values.size() < 4) continue;
-      float median = Median(day_values);
-      if (median <= 0.0f) continue;
-      for (int s = 0; s < days; ++s) {
-        size_t cell = static_cast<size_t>(b) * days + s;
-        if (app.count[cell] == 0) continue;
-        ratio_sum[s] +=
-            (app.reference[d] + app.sum[cell * kProfileDims + d] / app.count[cell]) / median;
-        ++ratio_bins[s];
-      }
+    const std::vector<bool> kept = KeptDays(app, d);
+    const bool with_window_max = app.has_window_max[d];
+    const DayGrid grid = GridOf(app, d, kept, false);
+    const DayGrid max_grid = with_window_max ? GridOf(app, d, kept, true) : DayGrid{};
+    // Calibrated curves follow a trend g: each day is divided by its factor, and the curves
+    // describe the day after the last one seen.
+    std::vector<double> levels;
+    double growth = 0.0;
+    if (options_.calibrated) {
+      levels = DayLevels(grid);
+      growth = FollowedGrowth(grid, levels);
     }
-    std::fill(kept.begin(), kept.end(), true);
-    ratios.clear();
-    for (int s = 0; s < days; ++s) {
-      if (ratio_bins[s] > 0) ratios.push_back(static_cast<float>(ratio_sum[s] / ratio_bins[s]));
-    }
-    if (ratios.size() >= 4) {
-      float typical = Median(ratios);
-      for (float& r : ratios) r = std::abs(r - typical);
-      float spread = 1.4826f * Median(ratios);
-      double threshold = std::max(kOutlierDayRatio, kOutlierDaySigmas * spread);
-      int allowed = static_cast<int>(ratios.size() / 4);
-      for (int round = 0; round < allowed; ++round) {
-        int worst = -1;
-        double worst_distance = threshold;
-        for (int s = 0; s < days; ++s) {
-          if (!kept[s] || ratio_bins[s] == 0) continue;
-          double distance = std::abs(ratio_sum[s] / ratio_bins[s] - typical);
-          if (distance > worst_distance) {
-            worst_distance = distance;
-            worst = s;
-          }
-        }
-        if (worst < 0) break;
-        kept[worst] = false;
+    profile.growth[d] = static_cast<float>(growth);
+    const double ahead = TrendFactor(growth, last_day + 1, mean_day);
+    const DayGrid level = Detrended(grid, growth, mean_day);
+    const DayGrid max_level = with_window_max ? Detrended(max_grid, growth, mean_day) : DayGrid{};
+
+    const double reference = app.reference[d];
+    double floor = 0.0, z = z_, z_max = z_;
+    if (options_.calibrated) {
+      double n = 0.0, sum = 0.0;
+      for (const DaySums& c : level.cells) {
+        n += c.n;
+        sum += c.sum;
+      }
+      floor = n > 0.0 ? kScaleFloorShare * std::abs(sum / n + reference) : 0.0;
+      const double p = options_.high_quantile;
+      const double empirical = HighQuantileScore(grid, growth, levels, floor, p);
+      if (!std::isnan(empirical)) z = empirical;
+      if (with_window_max) {
+        const double peaks = HighQuantileScore(max_grid, growth, levels, floor, p);
+        if (!std::isnan(peaks)) z_max = peaks;
       }
     }
 
-    const bool with_window_max = app.has_window_max[d];
     for (int b = 0; b < bins; ++b) {
       double n = 0.0, sum = 0.0, squares = 0.0, max_sum = 0.0, max_squares = 0.0;
       for (int s = 0; s < days; ++s) {
-        size_t cell = static_cast<size_t>(b) * days + s;
-        if (!kept[s] || app.count[cell] == 0) continue;
-        n += app.count[cell];
-        sum += app.sum[cell * kProfileDims + d];
-        squares += app.sum_squares[cell * kProfileDims + d];
+        const size_t cell = static_cast<size_t>(b) * days + s;
+        const DaySums& c = level.cells[cell];
+        if (c.n == 0.0) continue;
+        n += c.n;
+        sum += c.sum;
+        squares += c.squares;
         if (with_window_max) {
-          max_sum += app.max_sum[cell * kProfileDims + d];
-          max_squares += app.max_squares[cell * kProfileDims + d];
+          max_sum += max_level.cells[cell].sum;
+          max_squares += max_level.cells[cell].squares;
         }
       }
       if (n == 0.0) {
@@ -455,16 +543,19 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
         continue;
       }
       double m = sum / n;
-      double sd = std::sqrt(std::max(0.0, squares / n - m * m));
-      mean[b] = static_cast<float>(std::max(0.0, m + app.reference[d]));
-      double h = m + app.reference[d] + z_ * sd;
+      const double scale = options_.calibrated ? Scale(n, sum, squares, floor)
+                                               : std::sqrt(std::max(0.0, squares / n - m * m));
+      mean[b] = static_cast<float>(std::max(0.0, (m + reference) * ahead));
+      double h = m + reference + z * scale;
       if (with_window_max) {
         // The high quantile of what the windows reached, not of their averages.
         double max_mean = max_sum / n;
-        double max_sd = std::sqrt(std::max(0.0, max_squares / n - max_mean * max_mean));
-        h = std::max(h, max_mean + app.reference[d] + z_ * max_sd);
+        const double max_scale =
+            options_.calibrated ? Scale(n, max_sum, max_squares, floor)
+                                : std::sqrt(std::max(0.0, max_squares / n - max_mean * max_mean));
+        h = std::max(h, max_mean + reference + z_max * max_scale);
       }
-      high[b] = static_cast<float>(std::max<double>(mean[b], h));
+      high[b] = static_cast<float>(std::max<double>(mean[b], h * ahead));
     }
     FillGaps(mean);
     FillGaps(high);
@@ -489,7 +580,9 @@ ProfileSet Profiler::Finish() const {
   }
   std::sort(apps.begin(), apps.end(), [](const App* x, const App* y) { return x->name < y->name; });
   set.apps.resize(apps.size());
-  for (size_t i = 0; i < apps.size(); ++i) {
+  // An application's curves and advice depend on its own samples only, and they are most of the
+  // work here: the apps are shared among the cores, each writing only its own profile.
+  ForEachIndexInParallel(apps.size(), [&](size_t i) {
     const App& a = *apps[i];
     AppProfile& p = set.apps[i];
     p.app = a.name;
@@ -509,10 +602,11 @@ ProfileSet Profiler::Finish() const {
     p.has_request = a.has_request;
     p.request = a.request;
     p.replicas = a.replicas > 0 ? a.replicas : p.containers;
-    if (p.has_request) {
-      for (int d = 0; d < kProfileDims; ++d) {
-        set.freed[d] += (p.request[d] - p.recommended[d]) * p.replicas;
-      }
+  });
+  for (const AppProfile& p : set.apps) {
+    if (!p.has_request) continue;
+    for (int d = 0; d < kProfileDims; ++d) {
+      set.freed[d] += (p.request[d] - p.recommended[d]) * p.replicas;
     }
   }
   if (set.apps.empty()) return set;

@@ -15,10 +15,17 @@
 // median of the days more than max(25 %, 4 robust standard deviations) away from the typical
 // ratio) are outlier days and left out — at most a quarter of the days, the most extreme first,
 // and only with 4 or more days. Over the days kept, a bin's mean is the mean of its samples and its
-// high quantile is mean + z(high_quantile) × standard deviation of its samples (a normal
-// approximation); where window maxima are given, the high quantile is the larger of that and the
-// same over the maxima, and the right-sizing histogram and the peak take the maxima. Bins without
-// samples are interpolated from their neighbours on the daily circle.
+// high quantile is mean + z × scale, the scale being the standard deviation of the bin's samples.
+// Calibrated (the default), z is the empirical high quantile of leave-one-day-out scores — each
+// kept day's samples in each bin against the bin's other days, (sample − mean) ÷ scale — so that
+// the curve covers its nominal share of a day it has not seen, whatever the shape of the
+// distribution; the scale is at least 1 % of the app's level. Calibrated curves also follow a
+// day-over-day trend: when the kept days' levels lie on a line (R² ≥ 0.8, 4 days or more, moving
+// the level by 3 % or more), each day is divided by its trend factor and the curves are projected
+// to the day after the last one seen. Uncalibrated, z is the normal quantile and there is no trend.
+// Where window maxima are given, the high quantile is the larger of that and the same over the
+// maxima, and the right-sizing histogram and the peak take the maxima. Bins without samples are
+// interpolated from their neighbours on the daily circle.
 //
 // Classes come from clustering.h over features.h vectors; complementarity and hints from
 // complementarity.h; recommendations from right_sizing.h; warnings from health.h, with the app
@@ -37,6 +44,7 @@
 
 #include "model/curve.h"
 #include "model/workload.h"
+#include "profile/curve_calibration.h"
 #include "profile/health.h"
 #include "profile/profile.h"
 #include "profile/right_sizing.h"
@@ -47,6 +55,9 @@ struct ProfileOptions {
   int bins = DailyCurve::kDefaultBins;
   int max_days = 7;
   double high_quantile = 0.95;
+  // Empirical high quantile and trend (see above); false = the normal approximation over a flat
+  // history, which the simulator's golden reports were measured with.
+  bool calibrated = true;
   int max_classes = 10;
   uint64_t seed = 1;
   bool normalized = false;  // the input is in normalised shares (recorded in the ProfileSet)
@@ -156,6 +167,10 @@ class Profiler {
   bool ProfileSoFar(const App& app, int bin, std::array<float, kProfileDims>& mean,
                     std::array<float, kProfileDims>& high) const;
   void CheckHealth(int container);
+  // Days of `dim` that are not outlier days, by ring slot.
+  std::vector<bool> KeptDays(const App& app, int dim) const;
+  // The day sums of `dim` (of the window maxima with `window_max`); slots not `kept` are empty.
+  DayGrid GridOf(const App& app, int dim, const std::vector<bool>& kept, bool window_max) const;
   void BuildCurves(const App& app, AppProfile& profile) const;
 
   ProfileOptions options_;

@@ -9,7 +9,8 @@
 namespace archimedes {
 
 ProfileSet LearnWarmupProfiles(const Workload& workload, int64_t warmup_s, uint64_t seed) {
-  Profiler profiler;
+  // Uncalibrated: the engine's surge margin and the golden reports were set on those curves.
+  Profiler profiler(ProfileOptions{.calibrated = false});
   constexpr int64_t kSampleStep = 300;
   for (size_t s = 0; s < workload.services.size(); ++s) {
     const Service& svc = workload.services[s];

@@ -58,9 +58,10 @@ TEST(ProfilerTest, WindowMaximaDriveTheHighCurveAndTheAdvice) {
   const AppProfile& p = set.apps[0];
   const AppProfile& q = plain.apps[0];
   EXPECT_NEAR(p.mean[0][100], q.mean[0][100], 0.01f);
-  // Bin 100 is a 0.97 sample every day: the maximum 291, the average 97.
-  EXPECT_NEAR(p.high[0][100], 291.0f, 0.01f);
-  EXPECT_NEAR(q.high[0][100], 97.0f, 0.01f);
+  // Bin 100 is a 0.97 sample every day: the maximum 291, the average 97 (to the resolution of
+  // the calibrated quantile, 1/32 of the scale floor).
+  EXPECT_NEAR(p.high[0][100], 291.0f, 0.05f);
+  EXPECT_NEAR(q.high[0][100], 97.0f, 0.05f);
   EXPECT_NEAR(p.peak[0], 315.0f, 0.01f);
   EXPECT_GE(p.recommended[0], 315.0 * 1.2);
   EXPECT_LT(q.recommended[0], 140.0);
