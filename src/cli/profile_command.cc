@@ -287,8 +287,9 @@ void Print(const ProfileSet& set, const ProfileArgs& args, const Profiler& profi
 void PrintAdvice(const BacktestScore& score, bool normalized, int top) {
   std::printf(
       "\nright-sizing on the held-back part: Archimedes (p99 x 1.2, bounded) against VPA's rule "
-      "(p90 x 1.15) learned on the same part; coverage = held-back samples at or below the "
-      "advice, slack = advice / mean held-back usage, 99%% needs = the least slack of any advice "
+      "(p90 x 1.15) learned on the same part; coverage = held-back samples (what their window "
+      "reached, where the trace says) at or below the advice, slack = advice / mean held-back "
+      "usage, 99%% needs = the least slack of any advice "
       "covering 99%% of the held-back samples (their p99 / mean)\n");
   TextTable table({{.width = 28, .align = Align::kLeft, .separator = "  "},
                    {.width = 6, .align = Align::kLeft, .separator = "  "},

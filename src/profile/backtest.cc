@@ -46,12 +46,6 @@ void Backtest::Add(int64_t time, std::string_view app, std::string_view containe
   ++c.count;
 
   HeldBack& held = held_back_[std::string(app)];
-  for (int d = 0; d < 2; ++d) {
-    held.usage[d].Add(usage[d], 0, 1);  // one time for all: no decay, each sample weighs 1
-    held.sum[d] += usage[d];
-    held.max[d] = std::max(held.max[d], usage[d]);
-  }
-  ++held.count;
   held.times.push_back(time);
   std::array<float, kProfileDims>& sample = held.samples.emplace_back();
   std::array<float, kProfileDims>& reached = held.reached.emplace_back();
@@ -59,6 +53,14 @@ void Backtest::Add(int64_t time, std::string_view app, std::string_view containe
     sample[d] = usage[d];
     reached[d] = window_max ? std::max(usage[d], (*window_max)[d]) : usage[d];
   }
+  // Advice is to cover what the windows reached; its cost is against what they used on average.
+  for (int d = 0; d < 2; ++d) {
+    held.reached_histogram[d].Add(reached[d], 0,
+                                  1);  // one time for all: no decay, each sample weighs 1
+    held.sum[d] += usage[d];
+    held.max[d] = std::max(held.max[d], reached[d]);
+  }
+  ++held.count;
 }
 
 namespace {
@@ -139,12 +141,12 @@ BacktestScore Backtest::Score(const ProfileSet& profiles) const {
       const double mean = held.sum[d] / static_cast<double>(held.count);
       AdviceScore a{.app = p.app, .dim = dim, .advice = p.recommended[d]};
       a.vpa = learner_.UsagePercentile(p.app, dim, kVpaPercentile) * (1.0 + kVpaMargin);
-      a.coverage = ShareAtMost(held.usage[d], held.max[d], a.advice);
-      a.vpa_coverage = ShareAtMost(held.usage[d], held.max[d], a.vpa);
+      a.coverage = ShareAtMost(held.reached_histogram[d], held.max[d], a.advice);
+      a.vpa_coverage = ShareAtMost(held.reached_histogram[d], held.max[d], a.vpa);
       a.slack = mean > 0.0 ? a.advice / mean : 0.0;
       a.vpa_slack = mean > 0.0 ? a.vpa / mean : 0.0;
       // No advice covering 99 % of the held-back samples can have less slack than their p99.
-      a.least_slack = mean > 0.0 ? held.usage[d].Percentile(0.99) / mean : 0.0;
+      a.least_slack = mean > 0.0 ? held.reached_histogram[d].Percentile(0.99) / mean : 0.0;
       score.advice.push_back(std::move(a));
     }
   }

@@ -18,8 +18,9 @@
 // recommender's rule on the same learning part (p90 of the decaying usage histogram × 1.15; VPA
 // takes memory's p90 over daily peaks, approximated here by the samples): per app and dimension
 // (cpu, memory), the coverage (share of held-back samples at or below the advice, to the
-// histogram's 5 % resolution) and the slack (advice ÷ mean held-back usage) of each, with the
-// least slack that 99 % coverage of the held-back part allows.
+// histogram's 5 % resolution; of what the sample's window reached where the trace gives window
+// maxima) and the slack (advice ÷ mean held-back usage) of each, with the least slack that 99 %
+// coverage of the held-back part allows.
 //
 // The curves are judged there too, per dimension: the share of held-back samples at or below the
 // app's high curve at their time of day (to compare with the nominal high quantile; what the
@@ -110,8 +111,8 @@ class Backtest {
 
   // Held-back usage of one application in cpu and memory, for scoring advice.
   struct HeldBack {
-    std::array<DecayingHistogram, 2> usage;  // every sample weighs 1
-    std::array<double, 2> sum{};
+    std::array<DecayingHistogram, 2> reached_histogram;  // of `reached`; each sample weighs 1
+    std::array<double, 2> sum{};                         // of the samples (the windows' averages)
     std::array<float, 2> max{};  // advice at or above it covers everything, whatever the buckets
     int64_t count = 0;
     // Every held-back sample, for the curves (which are known only when the learner finishes).
