@@ -462,13 +462,19 @@ DayGrid Profiler::GridOf(const App& app, int d, const std::vector<bool>& kept,
       .cells = std::vector<DaySums>(static_cast<size_t>(options_.bins) * options_.max_days),
       .day = app.slot_day,
       .kept = kept};
-  for (int s = 0; s < grid.days; ++s) grid.kept[s] = kept[s] && app.slot_day[s] != kEmptyDay;
-  for (size_t cell = 0; cell < grid.cells.size(); ++cell) {
-    const int slot = static_cast<int>(cell % grid.days);
-    if (!grid.kept[slot] || app.count[cell] == 0) continue;
-    grid.cells[cell] = {.n = static_cast<double>(app.count[cell]),
-                        .sum = sums[cell * kProfileDims + d],
-                        .squares = squares[cell * kProfileDims + d]};
+  std::vector<int> slots;
+  for (int s = 0; s < grid.days; ++s) {
+    grid.kept[s] = kept[s] && app.slot_day[s] != kEmptyDay;
+    if (grid.kept[s]) slots.push_back(s);
+  }
+  for (int b = 0; b < grid.bins; ++b) {
+    for (int s : slots) {
+      const size_t cell = static_cast<size_t>(b) * grid.days + s;
+      if (app.count[cell] == 0) continue;
+      grid.cells[cell] = {.n = static_cast<double>(app.count[cell]),
+                          .sum = sums[cell * kProfileDims + d],
+                          .squares = squares[cell * kProfileDims + d]};
+    }
   }
   return grid;
 }
@@ -503,8 +509,14 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
     }
     profile.growth[d] = static_cast<float>(growth);
     const double ahead = TrendFactor(growth, last_day + 1, mean_day);
-    const DayGrid level = Detrended(grid, growth, mean_day);
-    const DayGrid max_level = with_window_max ? Detrended(max_grid, growth, mean_day) : DayGrid{};
+    // Without a trend the grids are their own level (and copying them is most of the cost here).
+    DayGrid detrended, max_detrended;
+    if (growth != 0.0) {
+      detrended = Detrended(grid, growth, mean_day);
+      if (with_window_max) max_detrended = Detrended(max_grid, growth, mean_day);
+    }
+    const DayGrid& level = growth != 0.0 ? detrended : grid;
+    const DayGrid& max_level = growth != 0.0 ? max_detrended : max_grid;
 
     const double reference = app.reference[d];
     double floor = 0.0, z = z_, z_max = z_;
