@@ -16,13 +16,10 @@
 // ratio) are outlier days and left out — at most a quarter of the days, the most extreme first,
 // and only with 4 or more days. Over the days kept, a bin's mean is the mean of its samples and its
 // high quantile is mean + z × scale, the scale being the standard deviation of the bin's samples.
-// Calibrated (the default), z is the empirical high quantile of leave-one-day-out scores — each
-// kept day's samples in each bin against the bin's other days, (sample − mean) ÷ scale — so that
-// the curve covers its nominal share of a day it has not seen, whatever the shape of the
-// distribution; the scale is at least 1 % of the app's level. Calibrated curves also follow a
-// day-over-day trend: when the kept days' levels lie on a line (R² ≥ 0.8, 4 days or more, moving
-// the level by 3 % or more), each day is divided by its trend factor and the curves are projected
-// to the day after the last one seen. Uncalibrated, z is the normal quantile and there is no trend.
+// Calibrated (the default), z is the empirical high quantile of scores of days the curve has not
+// seen, and the curves follow a day-over-day trend to the day after the last one seen
+// (curve_calibration.h); the scale is then at least 1 % of the app's level. Uncalibrated, z is
+// the normal quantile and there is no trend.
 // Where window maxima are given, the high quantile is the larger of that and the same over the
 // maxima, and the right-sizing histogram and the peak take the maxima. Bins without samples are
 // interpolated from their neighbours on the daily circle.
