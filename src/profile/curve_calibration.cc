@@ -19,7 +19,6 @@ constexpr double kMinTrendChange = 0.01;
 constexpr size_t kMinDaysBefore = 3;
 // Below this many scored samples per sample expected above the quantile, it is noise.
 constexpr double kMinTailSamples = 20.0;
-constexpr double kMinScale = 1e-12;  // for a dimension that is always zero
 
 // Φ⁻¹((i + 0.5) ÷ 16), i = 0…15: a bin-day's samples, of which only the moments are kept.
 constexpr int kSlices = 16;
@@ -30,13 +29,21 @@ constexpr std::array<double, kSlices> kSliceQuantiles = {
 // Weights of scores in 1/32 buckets over [−8, 24); scores beyond land in the end buckets.
 class ScoreHistogram {
  public:
-  // The scores of a bin-day's `n` samples against `predicted` ÷ `scale`.
-  void AddDay(double mean, double spread, double n, double predicted, double scale) {
-    if (n == 1.0 || spread == 0.0) {
-      Add((mean - predicted) / scale, n);
+  // The scores of a bin-day's samples against `predicted` ÷ `scale`.
+  void AddDay(const DayGrid& grid, const DaySums& day, double predicted, double scale) {
+    const double shifted_mean = day.sum / day.n;
+    const double mean = grid.reference + shifted_mean;
+    const double spread =
+        day.n == 1.0 ? 0.0
+                     : std::sqrt(std::max(0.0, day.squares / day.n - shifted_mean * shifted_mean));
+    // Bucket positions: (score − kLow) × kPerUnit, one division per day.
+    const double per_unit = kPerUnit / scale;
+    const double offset = (mean - predicted) * per_unit - kLow * kPerUnit;
+    if (spread == 0.0) {
+      Add(offset, day.n);
       return;
     }
-    for (double z : kSliceQuantiles) Add((mean + z * spread - predicted) / scale, n / kSlices);
+    for (double z : kSliceQuantiles) Add(offset + z * spread * per_unit, day.n / kSlices);
   }
 
   // The score below which a share p of the weight lies, interpolated within its bucket; NaN when
@@ -55,8 +62,7 @@ class ScoreHistogram {
   }
 
  private:
-  void Add(double score, double weight) {
-    const double position = (score - kLow) * kPerUnit;
+  void Add(double position, double weight) {
     weight_[static_cast<int>(std::clamp(position, 0.0, kBuckets - 1.0))] += weight;
     total_ += weight;
   }
@@ -120,11 +126,6 @@ std::vector<int> DaysInOrder(const DayGrid& grid, const std::vector<double>* lev
 
 double CellMean(const DayGrid& grid, const DaySums& c) { return grid.reference + c.sum / c.n; }
 
-double CellSpread(const DaySums& c) {
-  const double mean = c.sum / c.n;
-  return std::sqrt(std::max(0.0, c.squares / c.n - mean * mean));
-}
-
 // Each kept day against the bin's other kept days.
 double LeaveOneDayOut(const DayGrid& grid, double floor, double p) {
   ScoreHistogram histogram;
@@ -132,18 +133,17 @@ double LeaveOneDayOut(const DayGrid& grid, double floor, double p) {
     const DaySums* row = &grid.cells[static_cast<size_t>(b) * grid.days];
     DaySums total;
     for (int s = 0; s < grid.days; ++s) {
-      if (!grid.kept[s]) continue;
       total.n += row[s].n;
       total.sum += row[s].sum;
       total.squares += row[s].squares;
     }
     for (int s = 0; s < grid.days; ++s) {
       const DaySums& c = row[s];
-      if (!grid.kept[s] || c.n == 0.0) continue;
+      if (c.n == 0.0) continue;
       const double n = total.n - c.n;
       if (n < 2.0) continue;  // one sample has no spread to score against
       const double others = total.sum - c.sum;
-      histogram.AddDay(CellMean(grid, c), CellSpread(c), c.n, grid.reference + others / n,
+      histogram.AddDay(grid, c, grid.reference + others / n,
                        Scale(n, others, total.squares - c.squares, floor));
     }
   }
@@ -178,8 +178,8 @@ double Forward(const DayGrid& grid, const std::vector<double>& levels, double fl
           squares += raw_squares / (f * f);
         }
         if (n == 0.0) continue;
-        histogram.AddDay(CellMean(grid, row[target]), CellSpread(row[target]), row[target].n,
-                         sum / n * ahead, Scale(n, sum, squares, floor / ahead) * ahead);
+        histogram.AddDay(grid, row[target], sum / n * ahead,
+                         Scale(n, sum, squares, floor / ahead) * ahead);
       }
     }
     before[target] = true;
@@ -187,31 +187,31 @@ double Forward(const DayGrid& grid, const std::vector<double>& levels, double fl
   return histogram.Quantile(p);
 }
 
+// The relative day-over-day growth of the levels, when the trend is to be followed; else 0.
+double FollowedGrowth(const DayGrid& grid, const std::vector<double>& levels);
+
 }  // namespace
 
-double Scale(double n, double sum, double squares, double floor) {
-  const double mean = sum / n;
-  return std::max({std::sqrt(std::max(0.0, squares / n - mean * mean)), floor, kMinScale});
-}
-
 std::vector<double> DayLevels(const DayGrid& grid) {
-  // A day's level: the mean over its bins of its ratio to the bin's mean over the kept days.
-  std::vector<double> ratio_sum(grid.days, 0.0);
+  // A day's level: the mean over its bins of its ratio to the bin's mean over the kept days (a
+  // day left out has no samples in the grid).
+  std::vector<double> ratio_sum(grid.days, 0.0), means(grid.days);
   std::vector<int> ratio_bins(grid.days, 0);
   for (int b = 0; b < grid.bins; ++b) {
     const DaySums* row = &grid.cells[static_cast<size_t>(b) * grid.days];
     double sum = 0.0;
     int with_data = 0;
     for (int s = 0; s < grid.days; ++s) {
-      if (!grid.kept[s] || row[s].n == 0.0) continue;
-      sum += CellMean(grid, row[s]);
+      if (row[s].n == 0.0) continue;
+      means[s] = CellMean(grid, row[s]);
+      sum += means[s];
       ++with_data;
     }
     if (with_data < 2 || sum <= 0.0) continue;
-    const double bin_mean = sum / with_data;
+    const double per_mean = with_data / sum;
     for (int s = 0; s < grid.days; ++s) {
-      if (!grid.kept[s] || row[s].n == 0.0) continue;
-      ratio_sum[s] += CellMean(grid, row[s]) / bin_mean;
+      if (row[s].n == 0.0) continue;
+      ratio_sum[s] += means[s] * per_mean;
       ++ratio_bins[s];
     }
   }
@@ -221,6 +221,16 @@ std::vector<double> DayLevels(const DayGrid& grid) {
   }
   return levels;
 }
+
+Trend FindTrend(const DayGrid& grid) {
+  Trend trend;
+  if (std::count(grid.kept.begin(), grid.kept.end(), true) < kMinTrendDays) return trend;
+  trend.levels = DayLevels(grid);
+  trend.growth = FollowedGrowth(grid, trend.levels);
+  return trend;
+}
+
+namespace {
 
 double FollowedGrowth(const DayGrid& grid, const std::vector<double>& levels) {
   const LineFit fit = FitLevels(grid, levels, grid.kept);
@@ -248,6 +258,8 @@ double FollowedGrowth(const DayGrid& grid, const std::vector<double>& levels) {
   return line_error < flat_error ? fit.growth : 0.0;
 }
 
+}  // namespace
+
 double TrendFactor(double growth, double day, double mean_day) {
   return growth == 0.0 ? 1.0 : std::clamp(1.0 + growth * (day - mean_day), 0.5, 2.0);
 }
@@ -270,9 +282,9 @@ DayGrid Detrended(const DayGrid& grid, double growth, double mean_day) {
   return out;
 }
 
-double HighQuantileScore(const DayGrid& grid, double growth, const std::vector<double>& levels,
-                         double floor, double p) {
-  return growth == 0.0 ? LeaveOneDayOut(grid, floor, p) : Forward(grid, levels, floor, p);
+double HighQuantileScore(const DayGrid& grid, const Trend& trend, double floor, double p) {
+  return trend.growth == 0.0 ? LeaveOneDayOut(grid, floor, p)
+                             : Forward(grid, trend.levels, floor, p);
 }
 
 }  // namespace archimedes

@@ -18,6 +18,7 @@ namespace archimedes {
 namespace {
 
 constexpr int32_t kEmptyDay = INT32_MIN;
+constexpr int kMaxDays = 366;
 // Siblings compared per window: enough for a stable median, bounded for apps with many replicas.
 constexpr int kMaxSiblingsCompared = 64;
 // Outlier days: at least this relative departure, and at least this many robust deviations.
@@ -90,7 +91,7 @@ Profiler::Profiler(ProfileOptions options) : options_(options) {
     throw std::invalid_argument("profile bins must divide 86400, got " +
                                 std::to_string(options_.bins));
   }
-  if (options_.max_days < 1 || options_.max_days > 366) {
+  if (options_.max_days < 1 || options_.max_days > kMaxDays) {
     throw std::invalid_argument("profile days must be in [1, 366], got " +
                                 std::to_string(options_.max_days));
   }
@@ -451,32 +452,29 @@ std::vector<bool> Profiler::KeptDays(const App& app, int d) const {
   return kept;
 }
 
-DayGrid Profiler::GridOf(const App& app, int d, const std::vector<bool>& kept,
-                         bool window_max) const {
+void Profiler::FillGrid(const App& app, int d, const std::vector<bool>& kept, bool window_max,
+                        DayGrid& grid) const {
   const std::vector<float>& sums = window_max ? app.max_sum : app.sum;
   const std::vector<float>& squares = window_max ? app.max_squares : app.sum_squares;
-  DayGrid grid{
-      .bins = options_.bins,
-      .days = options_.max_days,
-      .reference = app.reference[d],
-      .cells = std::vector<DaySums>(static_cast<size_t>(options_.bins) * options_.max_days),
-      .day = app.slot_day,
-      .kept = kept};
-  std::vector<int> slots;
+  grid.bins = options_.bins;
+  grid.days = options_.max_days;
+  grid.reference = app.reference[d];
+  grid.cells.resize(static_cast<size_t>(grid.bins) * grid.days);
+  grid.day = app.slot_day;
+  grid.kept.resize(grid.days);
+  std::array<bool, kMaxDays> use{};  // grid.kept as plain bools, read for every cell
   for (int s = 0; s < grid.days; ++s) {
-    grid.kept[s] = kept[s] && app.slot_day[s] != kEmptyDay;
-    if (grid.kept[s]) slots.push_back(s);
+    use[s] = kept[s] && app.slot_day[s] != kEmptyDay;
+    grid.kept[s] = use[s];
   }
-  for (int b = 0; b < grid.bins; ++b) {
-    for (int s : slots) {
-      const size_t cell = static_cast<size_t>(b) * grid.days + s;
-      if (app.count[cell] == 0) continue;
-      grid.cells[cell] = {.n = static_cast<double>(app.count[cell]),
-                          .sum = sums[cell * kProfileDims + d],
-                          .squares = squares[cell * kProfileDims + d]};
-    }
+  for (size_t cell = 0; cell < grid.cells.size(); ++cell) {
+    const size_t slot = cell % grid.days;
+    grid.cells[cell] = use[slot] && app.count[cell] != 0
+                           ? DaySums{.n = static_cast<double>(app.count[cell]),
+                                     .sum = sums[cell * kProfileDims + d],
+                                     .squares = squares[cell * kProfileDims + d]}
+                           : DaySums{};
   }
-  return grid;
 }
 
 void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
@@ -497,16 +495,14 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
   for (int d = 0; d < kProfileDims; ++d) {
     const std::vector<bool> kept = KeptDays(app, d);
     const bool with_window_max = app.has_window_max[d];
-    const DayGrid grid = GridOf(app, d, kept, false);
-    const DayGrid max_grid = with_window_max ? GridOf(app, d, kept, true) : DayGrid{};
+    // Each thread keeps its grids from one dimension and application to the next.
+    thread_local DayGrid grid, max_grid;
+    FillGrid(app, d, kept, false, grid);
+    if (with_window_max) FillGrid(app, d, kept, true, max_grid);
     // Calibrated curves follow a trend g: each day is divided by its factor, and the curves
     // describe the day after the last one seen.
-    std::vector<double> levels;
-    double growth = 0.0;
-    if (options_.calibrated) {
-      levels = DayLevels(grid);
-      growth = FollowedGrowth(grid, levels);
-    }
+    const Trend trend = options_.calibrated ? FindTrend(grid) : Trend{};
+    const double growth = trend.growth;
     profile.growth[d] = static_cast<float>(growth);
     const double ahead = TrendFactor(growth, last_day + 1, mean_day);
     // Without a trend the grids are their own level (and copying them is most of the cost here).
@@ -528,10 +524,10 @@ void Profiler::BuildCurves(const App& app, AppProfile& profile) const {
       }
       floor = n > 0.0 ? kScaleFloorShare * std::abs(sum / n + reference) : 0.0;
       const double p = options_.high_quantile;
-      const double empirical = HighQuantileScore(grid, growth, levels, floor, p);
+      const double empirical = HighQuantileScore(grid, trend, floor, p);
       if (!std::isnan(empirical)) z = empirical;
       if (with_window_max) {
-        const double peaks = HighQuantileScore(max_grid, growth, levels, floor, p);
+        const double peaks = HighQuantileScore(max_grid, trend, floor, p);
         if (!std::isnan(peaks)) z_max = peaks;
       }
     }

@@ -166,8 +166,10 @@ class Profiler {
   void CheckHealth(int container);
   // Days of `dim` that are not outlier days, by ring slot.
   std::vector<bool> KeptDays(const App& app, int dim) const;
-  // The day sums of `dim` (of the window maxima with `window_max`); slots not `kept` are empty.
-  DayGrid GridOf(const App& app, int dim, const std::vector<bool>& kept, bool window_max) const;
+  // Fills `grid` with the day sums of `dim` (of the window maxima with `window_max`); slots not
+  // `kept` are empty.
+  void FillGrid(const App& app, int dim, const std::vector<bool>& kept, bool window_max,
+                DayGrid& grid) const;
   void BuildCurves(const App& app, AppProfile& profile) const;
 
   ProfileOptions options_;

@@ -46,7 +46,7 @@ TEST(CurveCalibrationTest, LeaveOneDayOutIsTheEmpiricalQuantileOfTheScores) {
     scores.push_back((100 + draws[s] - sum / 6) / Scale(6, sum, squares, 1.0));
   }
   std::sort(scores.begin(), scores.end());
-  const double q = HighQuantileScore(grid, 0.0, {}, 1.0, 6.0 / 7.0);
+  const double q = HighQuantileScore(grid, Trend{}, 1.0, 6.0 / 7.0);
   EXPECT_GE(q, scores[5]);
   EXPECT_LE(q, scores[5] + 1.0 / 32);
   EXPECT_LT(q, scores[6]);
@@ -54,22 +54,22 @@ TEST(CurveCalibrationTest, LeaveOneDayOutIsTheEmpiricalQuantileOfTheScores) {
 
 TEST(CurveCalibrationTest, TooFewSamplesSayNothing) {
   const DayGrid grid = GridOfSamples(4, 3, [](int b, int s) { return b + s; });
-  EXPECT_TRUE(std::isnan(HighQuantileScore(grid, 0.0, {}, 1.0, 0.95)));
+  EXPECT_TRUE(std::isnan(HighQuantileScore(grid, Trend{}, 1.0, 0.95)));
 }
 
 TEST(CurveCalibrationTest, AClearTrendIsFollowedAndDetrended) {
   // 2 % a day on a daily cycle.
   const DayGrid grid = GridOfSamples(
       96, 7, [](int b, int s) { return (1 + 0.5 * std::sin(b / 15.0)) * (1 + 0.02 * s) * 100; });
-  const std::vector<double> levels = DayLevels(grid);
-  const double growth = FollowedGrowth(grid, levels);
+  const Trend trend = FindTrend(grid);
+  const double growth = trend.growth;
   EXPECT_NEAR(growth, 0.02 / 1.06, 0.001);  // per day, of the mean level (day 3's)
   const DayGrid level = Detrended(grid, growth, 13.0);
   for (int s = 0; s < 7; ++s) {
     EXPECT_NEAR(level.cells[s].sum, grid.cells[3].sum, 0.01) << s;  // every day at day 3's level
   }
   // Forward scores of a clean trend are near zero: the high curve hugs the mean.
-  const double q = HighQuantileScore(grid, growth, levels, 0.01, 0.5);
+  const double q = HighQuantileScore(grid, trend, 0.01, 0.5);
   EXPECT_FALSE(std::isnan(q));
   EXPECT_LT(std::abs(q), 1.0);
 }
@@ -77,14 +77,14 @@ TEST(CurveCalibrationTest, AClearTrendIsFollowedAndDetrended) {
 TEST(CurveCalibrationTest, NoTrendInNoiseOrAZigZag) {
   const DayGrid zigzag =
       GridOfSamples(96, 7, [](int b, int s) { return 100.0 + (s % 2) * 10 + b; });
-  EXPECT_EQ(FollowedGrowth(zigzag, DayLevels(zigzag)), 0.0);
+  EXPECT_EQ(FindTrend(zigzag).growth, 0.0);
   // Levels that rise then fall back fit no line well enough.
   const double hump[7] = {100, 104, 108, 110, 108, 104, 100};
   const DayGrid humped = GridOfSamples(96, 7, [&](int b, int s) { return hump[s] + b; });
-  EXPECT_EQ(FollowedGrowth(humped, DayLevels(humped)), 0.0);
+  EXPECT_EQ(FindTrend(humped).growth, 0.0);
   // Three days are too few to call a line a trend.
   const DayGrid short_rise = GridOfSamples(96, 3, [](int b, int s) { return 100.0 + 5 * s + b; });
-  EXPECT_EQ(FollowedGrowth(short_rise, DayLevels(short_rise)), 0.0);
+  EXPECT_EQ(FindTrend(short_rise).growth, 0.0);
 }
 
 }  // namespace
