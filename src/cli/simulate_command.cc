@@ -17,7 +17,7 @@
 #include "model/limits.h"
 #include "profile/profile.h"
 #include "sim/html_report.h"
-#include "sim/parallel_map.h"
+#include "model/parallel_map.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"

@@ -55,12 +55,11 @@ void Backtest::Add(int64_t time, std::string_view app, std::string_view containe
   }
   // Advice is to cover what the windows reached; its cost is against what they used on average.
   for (int d = 0; d < 2; ++d) {
-    held.reached_histogram[d].Add(reached[d], 0,
-                                  1);  // one time for all: no decay, each sample weighs 1
+    // One time for all: no decay, each sample weighs 1.
+    held.reached_histogram[d].Add(reached[d], 0, 1);
     held.sum[d] += usage[d];
     held.max[d] = std::max(held.max[d], reached[d]);
   }
-  ++held.count;
 }
 
 namespace {
@@ -134,11 +133,11 @@ BacktestScore Backtest::Score(const ProfileSet& profiles) const {
 
   for (const AppProfile& p : profiles.apps) {
     auto it = held_back_.find(p.app);
-    if (it == held_back_.end() || it->second.count == 0) continue;
+    if (it == held_back_.end() || it->second.samples.empty()) continue;
     const HeldBack& held = it->second;
     for (int d = 0; d < 2; ++d) {
       const Dim dim = static_cast<Dim>(d);
-      const double mean = held.sum[d] / static_cast<double>(held.count);
+      const double mean = held.sum[d] / static_cast<double>(held.samples.size());
       AdviceScore a{.app = p.app, .dim = dim, .advice = p.recommended[d]};
       a.vpa = learner_.UsagePercentile(p.app, dim, kVpaPercentile) * (1.0 + kVpaMargin);
       a.coverage = ShareAtMost(held.reached_histogram[d], held.max[d], a.advice);
@@ -155,43 +154,41 @@ BacktestScore Backtest::Score(const ProfileSet& profiles) const {
 }
 
 void Backtest::ScoreCurves(const ProfileSet& profiles, BacktestScore& score) const {
-  const int64_t bin_seconds = kSecondsPerDay / profiles.bins;
   std::array<double, kProfileDims> covered{}, error{}, usage{}, app_coverage{};
   std::array<int64_t, kProfileDims> first_day_covered{};
-  std::array<int, kProfileDims> apps{};
+  int apps = 0;
   for (const AppProfile& p : profiles.apps) {
     auto it = held_back_.find(p.app);
     if (it == held_back_.end() || it->second.samples.empty()) continue;
     const HeldBack& held = it->second;
-    for (int d = 0; d < kProfileDims; ++d) {
-      int64_t app_covered = 0;
-      for (size_t i = 0; i < held.samples.size(); ++i) {
-        const int64_t time = held.times[i];
-        const int bin = static_cast<int>((time % kSecondsPerDay + kSecondsPerDay) % kSecondsPerDay /
-                                         bin_seconds);
+    const auto n = static_cast<int64_t>(held.samples.size());
+    std::array<int64_t, kProfileDims> app_covered{};
+    for (int64_t i = 0; i < n; ++i) {
+      const int bin = p.mean[0].BinAt(held.times[i]);  // every curve has the set's bins
+      const bool first_day = held.times[i] < split_ + kSecondsPerDay;
+      for (int d = 0; d < kProfileDims; ++d) {
         const bool covers = held.reached[i][d] <= p.high[d][bin];
-        app_covered += covers;
-        if (time < split_ + kSecondsPerDay) {
-          ++score.curves[d].first_day_samples;
-          first_day_covered[d] += covers;
-        }
+        app_covered[d] += covers;
+        first_day_covered[d] += first_day && covers;
+        score.curves[d].first_day_samples += first_day;
         const float x = held.samples[i][d];
         error[d] += std::abs(x - p.mean[d][bin]);
         usage[d] += x;
       }
-      covered[d] += static_cast<double>(app_covered);
-      score.curves[d].samples += static_cast<int64_t>(held.samples.size());
-      app_coverage[d] +=
-          static_cast<double>(app_covered) / static_cast<double>(held.samples.size());
-      ++apps[d];
     }
+    for (int d = 0; d < kProfileDims; ++d) {
+      covered[d] += static_cast<double>(app_covered[d]);
+      score.curves[d].samples += n;
+      app_coverage[d] += static_cast<double>(app_covered[d]) / static_cast<double>(n);
+    }
+    ++apps;
   }
   for (int d = 0; d < kProfileDims; ++d) {
     CurveScore& curve = score.curves[d];
     if (usage[d] == 0.0) curve = CurveScore{};  // the history does not give this dimension
     if (curve.samples == 0) continue;
     curve.coverage = covered[d] / static_cast<double>(curve.samples);
-    curve.app_coverage = app_coverage[d] / apps[d];
+    curve.app_coverage = app_coverage[d] / apps;
     curve.mean_error = usage[d] > 0.0 ? error[d] / usage[d] : 0.0;
     if (curve.first_day_samples > 0) {
       curve.first_day_coverage =

@@ -109,12 +109,12 @@ class Backtest {
   void CloseWindow(Container& c) const;
   void ScoreCurves(const ProfileSet& profiles, BacktestScore& score) const;
 
-  // Held-back usage of one application in cpu and memory, for scoring advice.
+  // Held-back usage of one application: in cpu and memory for scoring advice, and every sample
+  // for the curves.
   struct HeldBack {
     std::array<DecayingHistogram, 2> reached_histogram;  // of `reached`; each sample weighs 1
     std::array<double, 2> sum{};                         // of the samples (the windows' averages)
     std::array<float, 2> max{};  // advice at or above it covers everything, whatever the buckets
-    int64_t count = 0;
     // Every held-back sample, for the curves (which are known only when the learner finishes).
     std::vector<int64_t> times;
     std::vector<std::array<float, kProfileDims>> samples;

@@ -1,12 +1,11 @@
 #include "profile/profiler.h"
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
+#include "model/parallel_map.h"
 #include "model/quantile.h"
 #include "profile/clustering.h"
 #include "profile/complementarity.h"
@@ -51,24 +50,6 @@ void FillGaps(std::vector<float>& v) {
     }
     previous = b;
   }
-}
-
-// Calls f(i) for every i < n, on up to one thread per core; f must touch only what i owns.
-template <typename F>
-void ForEachIndexInParallel(size_t n, const F& f) {
-  constexpr size_t kChunk = 64;
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::min(cores, (n + kChunk - 1) / kChunk);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t first; (first = next.fetch_add(kChunk)) < n;) {
-      for (size_t i = first; i < std::min(n, first + kChunk); ++i) f(i);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
 }
 
 }  // namespace
@@ -587,12 +568,12 @@ ProfileSet Profiler::Finish() const {
     if (a.samples > 0) apps.push_back(&a);
   }
   std::sort(apps.begin(), apps.end(), [](const App* x, const App* y) { return x->name < y->name; });
-  set.apps.resize(apps.size());
   // An application's curves and advice depend on its own samples only, and they are most of the
-  // work here: the apps are shared among the cores, each writing only its own profile.
-  ForEachIndexInParallel(apps.size(), [&](size_t i) {
+  // work here: the apps are shared among the cores.
+  const int count = static_cast<int>(apps.size());
+  set.apps = ParallelMap(count, DefaultThreads(count), [&](int i) {
     const App& a = *apps[i];
-    AppProfile& p = set.apps[i];
+    AppProfile p;
     p.app = a.name;
     p.containers = static_cast<int>(a.containers.size());
     p.samples = a.samples;
@@ -610,6 +591,7 @@ ProfileSet Profiler::Finish() const {
     p.has_request = a.has_request;
     p.request = a.request;
     p.replicas = a.replicas > 0 ? a.replicas : p.containers;
+    return p;
   });
   for (const AppProfile& p : set.apps) {
     if (!p.has_request) continue;

@@ -1,12 +1,13 @@
-// Runs independent pieces of work (one simulation per policy) on several threads and returns
+// Runs independent pieces of work (one simulation per policy, one application's profile) on
+// several threads and returns
 // their results in index order, exactly as the sequential loop `for i in [0, count): out[i] =
-// work(i)` would. The work items must share only const inputs; each builds its own engine and
-// world. With `threads` ≤ 1 (or one item) everything runs on the calling thread.
+// work(i)` would. The work items must share only const inputs (a simulation builds its own
+// engine and world). With `threads` ≤ 1 (or one item) everything runs on the calling thread.
 //
 // If work items throw, every item already started still finishes, no new one starts, and the
 // exception of the lowest index is rethrown.
-#ifndef ARCHIMEDES_SIM_PARALLEL_MAP_H_
-#define ARCHIMEDES_SIM_PARALLEL_MAP_H_
+#ifndef ARCHIMEDES_MODEL_PARALLEL_MAP_H_
+#define ARCHIMEDES_MODEL_PARALLEL_MAP_H_
 
 #include <algorithm>
 #include <atomic>
@@ -60,4 +61,4 @@ auto ParallelMap(int count, int threads, Work&& work)
 
 }  // namespace archimedes
 
-#endif  // ARCHIMEDES_SIM_PARALLEL_MAP_H_
+#endif  // ARCHIMEDES_MODEL_PARALLEL_MAP_H_

@@ -1,5 +1,5 @@
 // ParallelMap: results in index order, work really on several threads, errors rethrown in order.
-#include "sim/parallel_map.h"
+#include "model/parallel_map.h"
 
 #include <gtest/gtest.h>
 
