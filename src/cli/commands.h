@@ -12,6 +12,7 @@ void AddProfileCommand(CLI::App& app);
 void AddFaultsCommand(CLI::App& app);
 void AddServeCommand(CLI::App& app);
 void AddReplayCommand(CLI::App& app);
+void AddAgentCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 

@@ -42,6 +42,7 @@ int Run(int argc, char** argv) {
     archimedes::cli::AddFaultsCommand(app);
     archimedes::cli::AddServeCommand(app);
     archimedes::cli::AddReplayCommand(app);
+    archimedes::cli::AddAgentCommand(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e, argc, argv);

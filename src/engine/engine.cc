@@ -156,7 +156,7 @@ int32_t EngineCore::SubmitJob(const BatchJob& job, int64_t give_up_at) {
   const auto j = static_cast<int32_t>(jobs_.size());
   jobs_.push_back(job);
   JobRun& run = job_runs_.emplace_back();
-  if (std::string why = ValidateJob(job); !why.empty()) {
+  if (std::string why = ValidateJobShape(job); !why.empty()) {
     run.rejected = true;
     Emit(Action{.kind = ActionKind::kReject,
                 .job = j,

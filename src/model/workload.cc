@@ -52,10 +52,6 @@ std::optional<JobType> ParseJobType(std::string_view name) {
 }
 
 std::string ValidateJob(const BatchJob& job) {
-  if (job.name.empty()) return "name is empty";
-  if (job.type != JobType::kServerless && job.type != JobType::kOffline) {
-    return "type is unknown; expected serverless or offline";
-  }
   if (job.submit_time < 0) {
     return "submit is " + FormatDuration(job.submit_time) +
            "; times count from the start of the scenario and must not be negative";
@@ -63,6 +59,14 @@ std::string ValidateJob(const BatchJob& job) {
   if (job.submit_time > kMaxDurationSeconds) {
     return "submit is " + FormatDuration(job.submit_time) + "; the limit is " +
            FormatDuration(kMaxDurationSeconds);
+  }
+  return ValidateJobShape(job);
+}
+
+std::string ValidateJobShape(const BatchJob& job) {
+  if (job.name.empty()) return "name is empty";
+  if (job.type != JobType::kServerless && job.type != JobType::kOffline) {
+    return "type is unknown; expected serverless or offline";
   }
   if (job.tasks < 1) {
     return "tasks is " + std::to_string(job.tasks) + "; a job needs at least one task";

@@ -109,8 +109,10 @@ struct Scenario {
 };
 
 // Why `job` cannot run, naming the field as the native format spells it ("delay_tolerance is -5s;
-// it must not be negative"), or an empty string when the job is acceptable.
+// it must not be negative"), or an empty string when the job is acceptable. ValidateJobShape
+// leaves out its submit time, which only a scenario bounds (a running engine's clock is Unix time).
 std::string ValidateJob(const BatchJob& job);
+std::string ValidateJobShape(const BatchJob& job);
 
 }  // namespace archimedes
 

@@ -279,7 +279,8 @@ Reply ControlPlane::PutService(const Event& event) {
         AppName(wanted) == AppName(current) && wanted.max_per_node == current.max_per_node &&
         wanted.node_selector == current.node_selector && wanted.startup_s == current.startup_s &&
         wanted.sla.availability == current.sla.availability &&
-        wanted.tolerations == current.tolerations && wanted.node_affinity == current.node_affinity;
+        wanted.tolerations == current.tolerations && wanted.node_affinity == current.node_affinity &&
+        request.command == record.command;
     if (!same_shape) {
       throw Invalid(what +
                         ": only replicas and labels may change; delete and create it again to "
@@ -313,7 +314,11 @@ Reply ControlPlane::PutService(const Event& event) {
   engine_.ScaleService(id, wanted.replicas);
   Drain();
   ServiceRecord& record = services_[event.target];
-  record = {.id = id, .version = version, .labels = request.meta.labels, .spec = wanted};
+  record = {.id = id,
+            .version = version,
+            .labels = request.meta.labels,
+            .spec = wanted,
+            .command = request.command};
   if (service_names_.size() <= static_cast<size_t>(id)) service_names_.resize(id + 1);
   service_names_[id] = event.target;
   ProfileService(wanted, event.target);
@@ -368,6 +373,7 @@ Reply ControlPlane::SubmitJob(const Event& event) {
   jobs_.push_back({.job = request.job,
                    .labels = request.meta.labels,
                    .give_up_after_s = request.give_up_after_s,
+                   .limits = request.limits,
                    .version = version,
                    .submitted = engine_.now(),
                    .give_up_at = give_up_at,
@@ -743,11 +749,15 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
       engine["startTime"] = c.start_time;
       engine["requests"] = c.requests.amount;
       if (a.kind == ActionKind::kStartTask) {
-        out["function"] = jobs_[a.job].job.function;
+        const JobRecord& job = jobs_[a.job];
+        out["function"] = job.job.function;
+        out["limits"] = EncodeResources(TaskLimits(job.job.task_requests, job.limits));
         engine["firstStart"] = a.first_start;
         break;
       }
-      out["limits"] = EncodeResources(services_.at(service_names_[a.service]).spec.limits);
+      const ServiceRecord& service = services_.at(service_names_[a.service]);
+      out["limits"] = EncodeResources(service.spec.limits);
+      if (!service.command.empty()) out["command"] = service.command;
       if (a.kind == ActionKind::kMigrate) {
         out["replaces"] = containers_[a.replaced].name;
         out["trigger"] = MigrationTriggerName(a.trigger);
@@ -893,7 +903,7 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
   return {{"apiVersion", kApiVersion},
           {"kind", "Service"},
           {"metadata", Metadata(name, r.version, r.labels)},
-          {"spec", EncodeServiceSpec(r.spec)},
+          {"spec", EncodeServiceSpec(r.spec, r.command)},
           {"status",
            {{"desired", status.desired + status.extra},
             {"healthExtra", status.extra},
@@ -959,7 +969,7 @@ nlohmann::json ControlPlane::JobJson(int32_t id, std::span<const PlannedTask> pl
   return {{"apiVersion", kApiVersion},
           {"kind", "Job"},
           {"metadata", Metadata(r.job.name, r.version, r.labels)},
-          {"spec", EncodeJobSpec(r.job, r.give_up_after_s)},
+          {"spec", EncodeJobSpec(r.job, r.give_up_after_s, r.limits)},
           {"status", std::move(status)}};
 }
 

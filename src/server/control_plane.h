@@ -139,11 +139,13 @@ class ControlPlane {
     int64_t version = 0;
     std::map<std::string, std::string> labels;
     Service spec;
+    std::string command;  // what an agent runs per replica
   };
   struct JobRecord {
     BatchJob job;
     std::map<std::string, std::string> labels;
     std::optional<int64_t> give_up_after_s;
+    Resources limits;  // per task; zero dimensions: its request
     int64_t version = 0;
     int64_t submitted = 0;
     int64_t give_up_at = 0;

@@ -115,6 +115,18 @@ auto KubeField(const JsonValue& v, const std::string& path, F decode) {
   }
 }
 
+// Limits no dimension of which is below its request (zero: no limit).
+Resources DecodeLimits(const JsonValue& value, const Resources& requests, const std::string& what) {
+  const Resources limits = DecodeResources(value);
+  for (Dim d : kAllDims) {
+    if (limits[d] > 0 && limits[d] < requests[d]) {
+      const std::string dim(DimName(d));
+      throw Invalid(what + ": the " + dim + " limit is below its request", "spec.limits." + dim);
+    }
+  }
+  return limits;
+}
+
 }  // namespace
 
 void CheckNodeName(const std::string& name) { CheckName("node", name, 253, true); }
@@ -194,15 +206,9 @@ ServiceRequest DecodeService(const std::string& name, const std::string& body) {
     if (auto a = spec.Find("app")) s.app = a->Name();
     s.requests = DecodeResources(spec.Require("requests"));
     if (auto l = spec.Find("limits")) {
-      s.limits = DecodeResources(*l);
-      for (Dim d : kAllDims) {
-        if (s.limits[d] > 0 && s.limits[d] < s.requests[d]) {
-          const std::string dim(DimName(d));
-          throw Invalid("service \"" + name + "\": the " + dim + " limit is below its request",
-                        "spec.limits." + dim);
-        }
-      }
+      s.limits = DecodeLimits(*l, s.requests, "service \"" + name + "\"");
     }
+    if (auto c = spec.Find("command")) r.command = c->String();
     if (auto p = spec.Find("priority")) s.priority = p->Int();
     if (auto q = spec.Find("qos")) {
       const std::optional<QosClass> qos = ParseQos(q->String());
@@ -251,6 +257,7 @@ JobRequest DecodeJob(const std::string& name, const std::string& body) {
     if (auto f = spec.Find("function")) j.function = f->String();
     j.tasks = spec.Require("tasks").Int(1, 100000);
     j.task_requests = DecodeResources(spec.Require("requests"));
+    if (auto l = spec.Find("limits")) r.limits = DecodeLimits(*l, j.task_requests, "job");
     j.duration_estimate_s = spec.Require("durationEstimate").Duration(1);
     j.duration_s = j.duration_estimate_s;
     if (auto t = spec.Find("delayTolerance")) j.delay_tolerance_s = t->Duration(0);
@@ -261,7 +268,7 @@ JobRequest DecodeJob(const std::string& name, const std::string& body) {
     root.RejectUnknownKeys();
     return r;
   });
-  if (const std::string why = ValidateJob(r.job); !why.empty())
+  if (const std::string why = ValidateJobShape(r.job); !why.empty())
     throw Invalid("job: " + why, "spec");
   return r;
 }
@@ -406,7 +413,7 @@ nlohmann::json EncodeNodeSpec(const Node& node) {
   return spec;
 }
 
-nlohmann::json EncodeServiceSpec(const Service& s) {
+nlohmann::json EncodeServiceSpec(const Service& s, const std::string& command) {
   nlohmann::json spec = {
       {"replicas", s.replicas},
       {"app", AppName(s)},
@@ -420,10 +427,20 @@ nlohmann::json EncodeServiceSpec(const Service& s) {
       {"startup", FormatDuration(s.startup_s)}};
   if (!s.tolerations.empty()) spec["tolerations"] = EncodeTolerations(s.tolerations);
   if (!s.node_affinity.empty()) spec["nodeAffinity"] = EncodeNodeSelector(s.node_affinity);
+  if (!command.empty()) spec["command"] = command;
   return spec;
 }
 
-nlohmann::json EncodeJobSpec(const BatchJob& j, std::optional<int64_t> give_up_after_s) {
+Resources TaskLimits(const Resources& requests, const Resources& limits) {
+  Resources out = limits;
+  for (Dim d : kAllDims) {
+    if (out[d] <= 0) out[d] = requests[d];
+  }
+  return out;
+}
+
+nlohmann::json EncodeJobSpec(const BatchJob& j, std::optional<int64_t> give_up_after_s,
+                             const Resources& limits) {
   nlohmann::json spec = {{"kind", JobTypeName(j.type)},
                          {"function", j.function},
                          {"tasks", j.tasks},
@@ -433,6 +450,7 @@ nlohmann::json EncodeJobSpec(const BatchJob& j, std::optional<int64_t> give_up_a
                          {"gang", j.gang},
                          {"priority", j.priority}};
   if (give_up_after_s) spec["giveUpAfter"] = FormatDuration(*give_up_after_s);
+  if (limits != Resources{}) spec["limits"] = EncodeResources(limits);
   return spec;
 }
 

@@ -50,6 +50,9 @@ NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& b
 struct ServiceRequest {
   ObjectMeta meta;
   Service service;
+  // What a node agent runs for each replica (a shell command line); empty: nothing, the replica
+  // is only accounted for (a service some other system starts).
+  std::string command;
 };
 ServiceRequest DecodeService(const std::string& name, const std::string& body);
 
@@ -58,6 +61,9 @@ struct JobRequest {
   BatchJob job;
   // How long after submission the unstarted tasks are given up; nullopt: the default patience.
   std::optional<int64_t> give_up_after_s;
+  // Per task, at or above the requests; zero dimensions: the request is the limit (a node agent
+  // caps a task's cgroup at it).
+  Resources limits;
 };
 // `name` is the one the server gives the job.
 JobRequest DecodeJob(const std::string& name, const std::string& body);
@@ -112,8 +118,13 @@ void CheckServiceName(const std::string& name);
 nlohmann::json EncodeResources(const Resources& r);
 // The specs as the decoders above read them back.
 nlohmann::json EncodeNodeSpec(const Node& node);
-nlohmann::json EncodeServiceSpec(const Service& service);
-nlohmann::json EncodeJobSpec(const BatchJob& job, std::optional<int64_t> give_up_after_s);
+// `command`, when not empty, as `spec.command`.
+nlohmann::json EncodeServiceSpec(const Service& service, const std::string& command = {});
+// `limits` shown when any is set.
+nlohmann::json EncodeJobSpec(const BatchJob& job, std::optional<int64_t> give_up_after_s,
+                             const Resources& limits = {});
+// A task's limits: `limits`, its request in each dimension left at zero.
+Resources TaskLimits(const Resources& requests, const Resources& limits);
 
 }  // namespace archimedes
 
