@@ -413,6 +413,21 @@ Reply ControlPlane::ContainerStatus(const Event& event) {
     return {200, {{"container", event.target}, {"phase", "Running"}}};
   }
   Commit(event);
+  static constexpr const char* kPhases[] = {"Running", "Succeeded", "Failed", "OOMKilled"};
+  if (request.phase == ContainerPhase::kFailed || request.phase == ContainerPhase::kOomKilled) {
+    const auto service = c.kind == OwnerKind::kService ? services_.find(service_names_[c.owner])
+                                                       : services_.end();
+    // A replica of a service deleted meanwhile has no record to note it on.
+    Termination ignored;
+    Termination& t = c.kind == OwnerKind::kTask ? jobs_[c.owner].terminated
+                     : service != services_.end() ? service->second.terminated
+                                                  : ignored;
+    t = {.count = t.count + 1,
+         .container = event.target,
+         .reason = kPhases[static_cast<int>(request.phase)],
+         .exit_code = request.exit_code,
+         .time = engine_.now()};
+  }
   switch (request.phase) {
     case ContainerPhase::kRunning:
       containers_[id].running = true;
@@ -433,7 +448,6 @@ Reply ControlPlane::ContainerStatus(const Event& event) {
     containers_[id] = {};
   }
   Drain();
-  static constexpr const char* kPhases[] = {"Running", "Succeeded", "Failed", "OOMKilled"};
   return {200,
           {{"container", event.target},
            {"phase", kPhases[static_cast<int>(request.phase)]},
@@ -889,6 +903,16 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
             {"containers", state.containers_on(r.id).size()}}}};
 }
 
+// `status.lastTermination` and `status.terminations`, once a container of the owner ended badly.
+void ControlPlane::AddTermination(const Termination& t, nlohmann::json& status) {
+  if (t.count == 0) return;
+  status["terminations"] = t.count;
+  status["lastTermination"] = {{"container", t.container},
+                               {"reason", t.reason},
+                               {"exitCode", t.exit_code},
+                               {"time", t.time}};
+}
+
 nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceRecord& r) const {
   const ServiceStatus status = engine_.service_status(r.id);
   nlohmann::json replicas = nlohmann::json::array();
@@ -900,7 +924,7 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
                         {"node", node_names_[engine_.cluster().container(id).node]},
                         {"state", up ? "Running" : "Starting"}});
   }
-  return {{"apiVersion", kApiVersion},
+  nlohmann::json out = {{"apiVersion", kApiVersion},
           {"kind", "Service"},
           {"metadata", Metadata(name, r.version, r.labels)},
           {"spec", EncodeServiceSpec(r.spec, r.command)},
@@ -910,6 +934,8 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
             {"placed", status.replicas.size()},
             {"running", running},
             {"replicas", std::move(replicas)}}}};
+  AddTermination(r.terminated, out["status"]);
+  return out;
 }
 
 std::string ControlPlane::JobPhase(int32_t id) const { return JobPhase(id, engine_.plan_of(id)); }
@@ -942,6 +968,7 @@ nlohmann::json ControlPlane::JobJson(int32_t id, std::span<const PlannedTask> pl
                              {"everStarted", s.first_started}}},
                            {"submitTime", r.submitted},
                            {"giveUpTime", r.give_up_at}};
+  AddTermination(r.terminated, status);
   if (!r.rejected.empty()) {
     status["reason"] = "Rejected";
     status["message"] = r.rejected;

@@ -134,18 +134,28 @@ class ControlPlane {
     int64_t version = 0;
     bool removed = false;
   };
+  // A container that ended badly, as its agent reported it (Kubernetes' lastState.terminated).
+  struct Termination {
+    int count = 0;  // containers of the owner that failed or were OOM-killed so far
+    std::string container;
+    std::string reason;  // Failed, OOMKilled
+    int exit_code = 0;
+    int64_t time = 0;
+  };
   struct ServiceRecord {
     int32_t id = -1;
     int64_t version = 0;
     std::map<std::string, std::string> labels;
     Service spec;
     std::string command;  // what an agent runs per replica
+    Termination terminated;
   };
   struct JobRecord {
     BatchJob job;
     std::map<std::string, std::string> labels;
     std::optional<int64_t> give_up_after_s;
     Resources limits;  // per task; zero dimensions: its request
+    Termination terminated;
     int64_t version = 0;
     int64_t submitted = 0;
     int64_t give_up_at = 0;
@@ -167,6 +177,7 @@ class ControlPlane {
     nlohmann::json body;
   };
 
+  static void AddTermination(const Termination& t, nlohmann::json& status);
   Reply Dispatch(const Event& event);
   // Journals `event` when live; the version of the objects it changes.
   int64_t Commit(const Event& event);

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/serve_process.h"
+#include "support/serve_process.h"
 #include "support/command.h"
 
 namespace archimedes {

@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/kill_load.h"
-#include "server/serve_process.h"
+#include "support/serve_process.h"
 #include "server/test_server.h"
 
 namespace archimedes {

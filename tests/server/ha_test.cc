@@ -20,7 +20,7 @@
 
 #include "server/etcd_cluster.h"
 #include "server/kill_load.h"
-#include "server/serve_process.h"
+#include "support/serve_process.h"
 #include "server/test_server.h"
 
 namespace archimedes {

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/serve_process.h"
+#include "support/serve_process.h"
 #include "server/test_server.h"
 
 namespace archimedes {

@@ -1,8 +1,8 @@
-// `archimedes serve` (the real binary) as a child process with a virtual clock under `policy`
-// (k8s-default unless given), listening on a free loopback port read from its startup line; killed
+// `archimedes serve` (the real binary) as a child process, with a virtual clock and the
+// k8s-default policy unless `extra` names others, listening on a free loopback port read from its startup line; killed
 // with SIGKILL unless Kill was called.
-#ifndef ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
-#define ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
+#ifndef ARCHIMEDES_TESTS_SUPPORT_SERVE_PROCESS_H_
+#define ARCHIMEDES_TESTS_SUPPORT_SERVE_PROCESS_H_
 
 #include <httplib.h>
 #include <signal.h>
@@ -22,12 +22,13 @@ class ServeProcess {
  public:
   // `extra`: more flags; the policy is k8s-default unless they name one.
   explicit ServeProcess(const std::string& data, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {ARCHIMEDES_BINARY, "serve", "--listen", "127.0.0.1:0",
-                                     "--data",          data,    "--clock",  "virtual",
-                                     "--http-threads",  "32"};
-    if (std::find(extra.begin(), extra.end(), "--policy") == extra.end()) {
-      args.insert(args.end(), {"--policy", "k8s-default"});
-    }
+    std::vector<std::string> args = {ARCHIMEDES_BINARY, "serve",         "--listen", "127.0.0.1:0",
+                                     "--data",          data,            "--http-threads", "32"};
+    const auto given = [&extra](const char* flag) {
+      return std::find(extra.begin(), extra.end(), flag) != extra.end();
+    };
+    if (!given("--clock")) args.insert(args.end(), {"--clock", "virtual"});
+    if (!given("--policy")) args.insert(args.end(), {"--policy", "k8s-default"});
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
@@ -87,4 +88,4 @@ class ServeProcess {
 
 }  // namespace archimedes::testing
 
-#endif  // ARCHIMEDES_TESTS_SERVER_SERVE_PROCESS_H_
+#endif  // ARCHIMEDES_TESTS_SUPPORT_SERVE_PROCESS_H_

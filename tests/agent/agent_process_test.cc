@@ -1,0 +1,280 @@
+// `archimedes serve` under the wall clock and real `archimedes agent` processes on loopback: jobs
+// of short shell commands run where and when the engine said, services run their command and stop
+// when deleted, a task above its memory limit is reported OOMKilled, and an agent killed with
+// SIGKILL and restarted reports what ended while it was away.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/command.h"
+#include "support/serve_process.h"
+
+namespace archimedes {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::archimedes::testing::ServeProcess;
+using ::archimedes::testing::TempPath;
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `archimedes agent` as a child process; its output (both streams) in `<state>.log`.
+class AgentProcess {
+ public:
+  AgentProcess(int port, const std::string& node, const std::string& state)
+      : log_(state + ".log") {
+    std::vector<std::string> args = {ARCHIMEDES_BINARY,
+                                     "agent",
+                                     "--server",
+                                     "http://127.0.0.1:" + std::to_string(port),
+                                     "--node",
+                                     node,
+                                     "--state",
+                                     state,
+                                     "--capacity",
+                                     "cpu=2,memory=2Gi",
+                                     "--usage-every-ms",
+                                     "300",
+                                     "--stop-grace-ms",
+                                     "2000",
+                                     "--poll-wait",
+                                     "2"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int out = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(out, STDOUT_FILENO);
+      dup2(out, STDERR_FILENO);
+      execv(ARCHIMEDES_BINARY, argv.data());
+      _exit(127);
+    }
+  }
+  ~AgentProcess() { Kill(SIGTERM); }
+  AgentProcess(const AgentProcess&) = delete;
+  AgentProcess& operator=(const AgentProcess&) = delete;
+
+  // Sends `signal` and waits; the exit status.
+  int Kill(int signal) {
+    if (pid_ <= 0) return 0;
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+  std::string log() const { return Read(log_); }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+class AgentProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = TempPath("run");
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    server_ = std::make_unique<ServeProcess>(
+        root_ + "/data", std::vector<std::string>{"--clock", "wall", "--policy", "archimedes"});
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+
+  json Get(const std::string& path) {
+    const httplib::Result r = client_->Get(path);
+    if (!r || r->status != 200) return json();
+    return json::parse(r->body);
+  }
+  int Send(const std::string& method, const std::string& path, const json& body) {
+    const httplib::Result r =
+        method == "PUT"      ? client_->Put(path, body.dump(), "application/json")
+        : method == "DELETE" ? client_->Delete(path)
+                             : client_->Post(path, body.dump(), "application/json");
+    return r ? r->status : 0;
+  }
+  // Waits up to `seconds` for `done`; false when it never held.
+  static bool WaitFor(const std::function<bool()>& done, int seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return done();
+  }
+  std::unique_ptr<AgentProcess> StartAgent(const std::string& node) {
+    auto agent = std::make_unique<AgentProcess>(server_->port(), node, root_ + "/" + node);
+    const bool registered = WaitFor(
+        [&] { return agent->log().find("registered node " + node) != std::string::npos; }, 30);
+    EXPECT_TRUE(registered) << agent->log();
+    return agent;
+  }
+  std::string SubmitJob(const std::string& command, int tasks, const std::string& memory) {
+    const json job = {{"apiVersion", "archimedes.io/v1"},
+                      {"kind", "Job"},
+                      {"spec",
+                       {{"kind", "offline"},
+                        {"function", command},
+                        {"tasks", tasks},
+                        {"requests", {{"cpu", "1"}, {"memory", memory}}},
+                        {"durationEstimate", "5s"},
+                        {"delayTolerance", "1h"}}}};
+    const httplib::Result r = client_->Post("/v1/jobs", job.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 201) << (r ? r->body : "no answer");
+    return r ? json::parse(r->body)["metadata"]["name"].get<std::string>() : "";
+  }
+  std::string Phase(const std::string& job) {
+    const json j = Get("/v1/jobs/" + job);
+    return j.is_object() ? j["status"]["phase"].get<std::string>() : "";
+  }
+  // The engine's StartTask actions by container.
+  std::map<std::string, json> StartTasks() {
+    std::map<std::string, json> starts;
+    const json feed = Get("/v1/actions?after=0");
+    for (const json& a : feed["items"]) {
+      if (a["kind"] == "StartTask") starts[a["container"]] = a;
+    }
+    return starts;
+  }
+
+  std::string root_;
+  std::unique_ptr<ServeProcess> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(AgentProcessTest, TasksRunWhereAndWhenTheEngineStartedThem) {
+  auto a = StartAgent("node-a");
+  auto b = StartAgent("node-b");
+  const std::string runs = root_ + "/runs";
+  const std::string command = "echo \"$ARCHIMEDES_NODE $ARCHIMEDES_CONTAINER $(date +%s)\" >> " +
+                              runs + "; sleep 2";
+  // Each task takes half a node's CPU, and the archimedes policy keeps a burst buffer free on
+  // each: one task per node, so the second job waits for the first to end.
+  const std::string first = SubmitJob(command, 2, "64Mi");
+  const std::string second = SubmitJob(command, 2, "64Mi");
+  ASSERT_TRUE(WaitFor(
+      [&] { return Phase(first) == "Succeeded" && Phase(second) == "Succeeded"; }, 90))
+      << Phase(first) << " " << Phase(second) << "\n"
+      << a->log() << b->log();
+
+  const std::map<std::string, json> starts = StartTasks();
+  std::istringstream lines(Read(runs));
+  std::map<std::string, int> runs_of;
+  std::map<std::string, int> per_node;
+  for (std::string node, container; lines >> node >> container;) {
+    int64_t at = 0;
+    lines >> at;
+    ++runs_of[container];
+    ++per_node[node];
+    ASSERT_TRUE(starts.count(container)) << container;
+    const json& start = starts.at(container);
+    EXPECT_EQ(node, start["node"]) << container;
+    const int64_t decided = start["time"];
+    EXPECT_GE(at, decided) << container;
+    EXPECT_LE(at, decided + 3) << container << ": ran " << at - decided << " s after its start";
+  }
+  EXPECT_EQ(runs_of.size(), 4u);
+  for (const auto& [container, count] : runs_of) EXPECT_EQ(count, 1) << container;
+  EXPECT_EQ(per_node.size(), 2u);
+  EXPECT_EQ(starts.size(), 4u);
+  // The second job's tasks started once the first's had ended: never two on one node at once.
+  int64_t first_start = 0, second_start = 0;
+  for (const auto& [container, start] : starts) {
+    int64_t& slot = start["job"] == first ? first_start : second_start;
+    slot = std::max<int64_t>(slot, start["time"].get<int64_t>());
+  }
+  EXPECT_GE(second_start, first_start + 2);
+}
+
+TEST_F(AgentProcessTest, AServiceRunsItsCommandReportsUsageAndStopsWhenDeleted) {
+  auto a = StartAgent("node-a");
+  const std::string marker = std::to_string(4000 + getpid() % 1000);
+  const json service = {
+      {"apiVersion", "archimedes.io/v1"},
+      {"kind", "Service"},
+      {"spec",
+       {{"replicas", 1},
+        {"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
+        {"limits", {{"memory", "128Mi"}}},
+        {"command", "exec sleep " + marker}}}};
+  ASSERT_EQ(Send("PUT", "/v1/services/web", service), 201);
+  ASSERT_TRUE(WaitFor(
+      [&] { return Get("/v1/services/web")["status"]["running"] == 1; }, 30))
+      << a->log();
+  auto sleeping = [&] {
+    for (const fs::directory_entry& p : fs::directory_iterator("/proc")) {
+      std::string cmdline = Read(p.path().string() + "/cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (cmdline == "sleep " + marker + " ") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(sleeping());
+  EXPECT_TRUE(WaitFor(
+      [&] { return Get("/v1/nodes/node-a")["status"]["usage"].contains("memory"); }, 30))
+      << Get("/v1/nodes/node-a").dump();
+  ASSERT_EQ(Send("DELETE", "/v1/services/web", json()), 200);
+  EXPECT_TRUE(WaitFor([&] { return !sleeping(); }, 30)) << a->log();
+  EXPECT_NE(a->log().find("web-1 stopped"), std::string::npos) << a->log();
+}
+
+TEST_F(AgentProcessTest, ATaskAboveItsMemoryLimitIsReportedOomKilled) {
+  auto a = StartAgent("node-a");
+  if (a->log().find("no cgroups") != std::string::npos) {
+    GTEST_SKIP() << "this machine's cgroups cannot be used, so nothing enforces a memory limit:\n"
+                 << a->log();
+  }
+  const std::string job = SubmitJob(
+      "x=$(head -c 134217728 /dev/zero | tr '\\0' x); echo ${#x}", 1, "32Mi");
+  auto oom_killed = [&] {
+    const json status = Get("/v1/jobs/" + job)["status"];
+    return status.contains("lastTermination") &&
+           status["lastTermination"]["reason"] == "OOMKilled";
+  };
+  EXPECT_TRUE(WaitFor(oom_killed, 60)) << Get("/v1/jobs/" + job).dump() << "\n" << a->log();
+  const json last = Get("/v1/jobs/" + job)["status"]["lastTermination"];
+  EXPECT_EQ(last["exitCode"], 137);
+  EXPECT_EQ(last["container"].get<std::string>().rfind(job + "-", 0), 0u) << last.dump();
+  EXPECT_NE(a->log().find(" OOMKilled (exit code 137)"), std::string::npos) << a->log();
+  Send("DELETE", "/v1/jobs/" + job, json());
+}
+
+TEST_F(AgentProcessTest, ARestartedAgentReportsWhatEndedWhileItWasAway) {
+  auto a = StartAgent("node-a");
+  const std::string done = root_ + "/done";
+  const std::string job = SubmitJob("sleep 2; echo $ARCHIMEDES_CONTAINER >> " + done, 1, "64Mi");
+  ASSERT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30)) << a->log();
+  a->Kill(SIGKILL);
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(done); }, 30));
+  EXPECT_EQ(Phase(job), "Running");  // nobody told the server yet
+  a = StartAgent("node-a");
+  EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
+  EXPECT_NE(a->log().find("(ended while the agent was away)"), std::string::npos) << a->log();
+  std::istringstream lines(Read(done));
+  int count = 0;
+  for (std::string line; std::getline(lines, line);) ++count;
+  EXPECT_EQ(count, 1);  // not started a second time
+}
+
+}  // namespace
+}  // namespace archimedes
