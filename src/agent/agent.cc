@@ -81,7 +81,8 @@ CgroupUsage ProcessUsage(pid_t pid) {
   for (int i = 3; i <= 13 && rest >> field;) ++i;
   int64_t utime = 0, stime = 0;
   rest >> utime >> stime;
-  usage.cpu_seconds = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  usage.cpu_seconds =
+      static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
   std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
   int64_t size = 0, resident = 0;
   if (statm >> size >> resident) usage.memory_bytes = resident * sysconf(_SC_PAGESIZE);
@@ -219,9 +220,9 @@ class Agent::Impl {
     }
     bool said = false;
     while (!stop) {
-      const std::string path = "/v1/nodes/" + options_.node + "/actions?after=" +
-                               std::to_string(seq_) + "&wait=" +
-                               std::to_string(options_.poll_wait_s) + "s";
+      const std::string path = "/v1/nodes/" + options_.node +
+                               "/actions?after=" + std::to_string(seq_) +
+                               "&wait=" + std::to_string(options_.poll_wait_s) + "s";
       const httplib::Result r = poll_client_->Get(path);
       if (!r || r->status != 200) {
         if (stop) break;
@@ -274,7 +275,8 @@ class Agent::Impl {
         Start(name, true, Text(action, "function"), LimitsOf(action),
               {"ARCHIMEDES_JOB=" + Text(action, "job")});
       } else if (kind == "Evict" || kind == "Stop") {
-        StopContainer(name, kind == "Evict" ? "evicted (" + Text(action, "reason") + ")" : "stopped");
+        StopContainer(name,
+                      kind == "Evict" ? "evicted (" + Text(action, "reason") + ")" : "stopped");
       } else if (kind == "Throttle") {
         const int64_t cpu = LimitsOf(action).cpu_milli;
         cgroups_.ThrottleBatch(cpu);
@@ -294,14 +296,22 @@ class Agent::Impl {
     fs::create_directories(c.dir);
     std::ofstream(c.dir + "/spec.json")
         << json{{"batch", batch}, {"command", command}}.dump() << "\n";
-    const std::vector<std::string> procs = cgroups_.Create(name, batch, limits);
-    if (c.has_command) {
-      env.push_back("ARCHIMEDES_NODE=" + options_.node);
-      env.push_back("ARCHIMEDES_CONTAINER=" + name);
-      c.shim = Launch({.command = command, .dir = c.dir, .procs_files = procs, .env = env});
-      Log("started " + name + ": " + command);
-    } else {
-      Log("holding " + name + ": its service gives no command to run");
+    try {
+      const std::vector<std::string> procs = cgroups_.Create(name, batch, limits);
+      if (c.has_command) {
+        env.push_back("ARCHIMEDES_NODE=" + options_.node);
+        env.push_back("ARCHIMEDES_CONTAINER=" + name);
+        c.shim = Launch({.command = command, .dir = c.dir, .procs_files = procs, .env = env});
+        Log("started " + name + ": " + command);
+      } else {
+        Log("holding " + name + ": its service gives no command to run");
+      }
+    } catch (const std::exception& e) {
+      // Reported Failed (126, as a shell says of what it cannot run), so the engine places it
+      // again instead of waiting for it.
+      std::ofstream(c.dir + "/log") << "archimedes agent: cannot start: " << e.what() << "\n";
+      std::ofstream(c.dir + "/exit") << "exited 126\n";
+      c.has_command = true;
     }
     containers_.emplace(name, std::move(c));
   }
@@ -390,7 +400,8 @@ class Agent::Impl {
     if (!r || r->status >= 500) return false;
     if (report.phase != "Running") {
       std::string line = report.name + " " + report.phase;
-      if (report.phase != "Succeeded") line += " (exit code " + std::to_string(report.exit_code) + ")";
+      if (report.phase != "Succeeded")
+        line += " (exit code " + std::to_string(report.exit_code) + ")";
       if (report.phase != "Succeeded") {
         const std::string tail = LogTail(containers_dir_ + "/" + report.name + "/log");
         if (!tail.empty()) line += "; the end of its output:\n" + tail;
@@ -449,8 +460,8 @@ class Agent::Impl {
     if (!report_client_) report_client_ = NewClient(10);
     // A container the server forgot meanwhile (404, named by its index) is left out once.
     for (int attempt = 0; attempt < 2 && !samples.empty(); ++attempt) {
-      const httplib::Result r = report_client_->Post(
-          "/v1/usage", json{{"samples", samples}}.dump(), "application/json");
+      const httplib::Result r =
+          report_client_->Post("/v1/usage", json{{"samples", samples}}.dump(), "application/json");
       if (!r || r->status != 404) return;
       const json error = json::parse(r->body, nullptr, false);
       const std::string field = error.is_object() ? error.value("field", "") : "";

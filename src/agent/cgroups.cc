@@ -245,8 +245,8 @@ CgroupUsage Cgroups::Read(const std::string& container, bool batch) const {
   if (version_ == Version::kV2) {
     const std::string& dir = dirs.front();
     usage.cpu_seconds = static_cast<double>(ReadKey(dir + "/cpu.stat", "usage_usec")) / 1e6;
-    usage.memory_bytes = ReadNumber(dir + "/memory.current") -
-                         ReadKey(dir + "/memory.stat", "inactive_file");
+    usage.memory_bytes =
+        ReadNumber(dir + "/memory.current") - ReadKey(dir + "/memory.stat", "inactive_file");
     usage.oom_kills = ReadKey(dir + "/memory.events", "oom_kill");
   } else if (version_ == Version::kV1) {
     const std::string& memory = dirs[0];

@@ -38,7 +38,8 @@ Resources ParseResourceList(const std::string& flag, const std::string& text) {
     const std::optional<Dim> dim =
         eq == std::string::npos ? std::nullopt : ParseDim(item.substr(0, eq));
     if (!dim) {
-      throw CLI::ValidationError(flag, "\"" + item + "\" is not DIMENSION=QUANTITY (cpu=4,memory=8Gi)");
+      throw CLI::ValidationError(flag,
+                                 "\"" + item + "\" is not DIMENSION=QUANTITY (cpu=4,memory=8Gi)");
     }
     try {
       r[*dim] = ParseResourceAmount(*dim, item.substr(eq + 1));
@@ -125,6 +126,9 @@ void AddAgentCommand(CLI::App& app) {
                   "Kept for the system, e.g. cpu=500m,memory=1Gi (allocatable = capacity - "
                   "reserved)");
   cmd->add_option("--state", o.state_dir, "Folder of the agent's state")->capture_default_str();
+  cmd->add_option("--cgroup", o.cgroup_name,
+                  "Name of the agent's group in each cgroup hierarchy (one per agent on a machine)")
+      ->capture_default_str();
   cmd->add_flag("--no-cgroups", args->no_cgroups,
                 "Run containers as plain processes, without cgroup limits");
   AddDurationFlag(cmd, "--usage-every-ms", &o.usage_every_ms,
@@ -133,8 +137,8 @@ void AddAgentCommand(CLI::App& app) {
   AddDurationFlag(cmd, "--stop-grace-ms", &o.stop_grace_ms,
                   "Between SIGTERM and SIGKILL when a container is stopped", 0, 3600 * 1000,
                   TimeUnit::kMilliseconds);
-  AddDurationFlag(cmd, "--poll-wait", &o.poll_wait_s, "How long one long-poll of actions waits",
-                  0, 60);
+  AddDurationFlag(cmd, "--poll-wait", &o.poll_wait_s, "How long one long-poll of actions waits", 0,
+                  60);
   cmd->callback([args] {
     const int rc = Run(*args);
     if (rc != 0) throw CLI::RuntimeError(rc);

@@ -279,8 +279,8 @@ Reply ControlPlane::PutService(const Event& event) {
         AppName(wanted) == AppName(current) && wanted.max_per_node == current.max_per_node &&
         wanted.node_selector == current.node_selector && wanted.startup_s == current.startup_s &&
         wanted.sla.availability == current.sla.availability &&
-        wanted.tolerations == current.tolerations && wanted.node_affinity == current.node_affinity &&
-        request.command == record.command;
+        wanted.tolerations == current.tolerations &&
+        wanted.node_affinity == current.node_affinity && request.command == record.command;
     if (!same_shape) {
       throw Invalid(what +
                         ": only replicas and labels may change; delete and create it again to "
@@ -415,11 +415,11 @@ Reply ControlPlane::ContainerStatus(const Event& event) {
   Commit(event);
   static constexpr const char* kPhases[] = {"Running", "Succeeded", "Failed", "OOMKilled"};
   if (request.phase == ContainerPhase::kFailed || request.phase == ContainerPhase::kOomKilled) {
-    const auto service = c.kind == OwnerKind::kService ? services_.find(service_names_[c.owner])
-                                                       : services_.end();
+    const auto service =
+        c.kind == OwnerKind::kService ? services_.find(service_names_[c.owner]) : services_.end();
     // A replica of a service deleted meanwhile has no record to note it on.
     Termination ignored;
-    Termination& t = c.kind == OwnerKind::kTask ? jobs_[c.owner].terminated
+    Termination& t = c.kind == OwnerKind::kTask   ? jobs_[c.owner].terminated
                      : service != services_.end() ? service->second.terminated
                                                   : ignored;
     t = {.count = t.count + 1,
@@ -925,15 +925,15 @@ nlohmann::json ControlPlane::ServiceJson(const std::string& name, const ServiceR
                         {"state", up ? "Running" : "Starting"}});
   }
   nlohmann::json out = {{"apiVersion", kApiVersion},
-          {"kind", "Service"},
-          {"metadata", Metadata(name, r.version, r.labels)},
-          {"spec", EncodeServiceSpec(r.spec, r.command)},
-          {"status",
-           {{"desired", status.desired + status.extra},
-            {"healthExtra", status.extra},
-            {"placed", status.replicas.size()},
-            {"running", running},
-            {"replicas", std::move(replicas)}}}};
+                        {"kind", "Service"},
+                        {"metadata", Metadata(name, r.version, r.labels)},
+                        {"spec", EncodeServiceSpec(r.spec, r.command)},
+                        {"status",
+                         {{"desired", status.desired + status.extra},
+                          {"healthExtra", status.extra},
+                          {"placed", status.replicas.size()},
+                          {"running", running},
+                          {"replicas", std::move(replicas)}}}};
   AddTermination(r.terminated, out["status"]);
   return out;
 }

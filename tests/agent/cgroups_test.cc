@@ -94,8 +94,8 @@ TEST(CgroupsTest, AHybridHostFallsBackToV1AndSaysWhyNotV2) {
                                          {.path = memory, .controllers = {"memory"}}},
                                         "arch", &why);
   ASSERT_EQ(cgroups.version(), Cgroups::Version::kV1);
-  EXPECT_EQ(cgroups.Describe(), "cgroup v1 at " + (memory / "arch").string() + " and " +
-                                    (cpu / "arch").string());
+  EXPECT_EQ(cgroups.Describe(),
+            "cgroup v1 at " + (memory / "arch").string() + " and " + (cpu / "arch").string());
 
   const std::vector<std::string> procs =
       cgroups.Create("job-0-1", true, {.cpu_milli = 250, .memory_bytes = 1 << 20});

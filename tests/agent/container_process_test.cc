@@ -34,9 +34,8 @@ std::string Read(const std::string& path) {
 
 TEST(ContainerProcessTest, TheShimWritesTheCommandsPidExitCodeAndOutput) {
   const std::string dir = Folder("exit");
-  const pid_t shim = Launch({.command = "echo \"$GREETING from $$\"; exit 3",
-                             .dir = dir,
-                             .env = {"GREETING=hello"}});
+  const pid_t shim = Launch(
+      {.command = "echo \"$GREETING from $$\"; exit 3", .dir = dir, .env = {"GREETING=hello"}});
   int status = 0;
   ASSERT_EQ(waitpid(shim, &status, 0), shim);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -74,9 +73,8 @@ TEST(ContainerProcessTest, AStoppedGroupEndsBySignalAndSaysWhich) {
 
 TEST(ContainerProcessTest, ACommandThatCannotJoinItsCgroupDoesNotRun) {
   const std::string dir = Folder("nojoin");
-  const pid_t shim = Launch({.command = "touch ran",
-                             .dir = dir,
-                             .procs_files = {dir + "/no-such-group/cgroup.procs"}});
+  const pid_t shim = Launch(
+      {.command = "touch ran", .dir = dir, .procs_files = {dir + "/no-such-group/cgroup.procs"}});
   waitpid(shim, nullptr, 0);
   ASSERT_TRUE(ReadExit(dir).has_value());
   EXPECT_EQ(ReadExit(dir)->exit_code, 125);

@@ -40,6 +40,19 @@ TEST(WorkloadTest, ValidateJobNamesTheFieldAtFault) {
   EXPECT_THAT(ValidateJob(j), HasSubstr("utilization"));
 }
 
+// A scenario's times lie within its year; a running engine's clock is Unix time, so the engine
+// checks a job's shape alone (serve under the wall clock once refused every job for its time).
+TEST(WorkloadTest, OnlyAScenarioBoundsTheSubmitTime) {
+  BatchJob job;
+  job.name = "now";
+  job.task_requests = Resources::Of(100, 0);
+  job.submit_time = 1'796'471'306;
+  EXPECT_THAT(ValidateJob(job), HasSubstr("the limit is 366d"));
+  EXPECT_EQ(ValidateJobShape(job), "");
+  job.tasks = 0;
+  EXPECT_THAT(ValidateJobShape(job), HasSubstr("tasks is 0"));
+}
+
 // Issue 19: sizes that drive loops and allocations are bounded (model/limits.h), so that a job
 // arriving through the API cannot make a run endless or overflow the arithmetic on requests.
 TEST(WorkloadTest, ValidateJobHoldsJobsToTheLimits) {

@@ -1,6 +1,6 @@
 // `archimedes serve` (the real binary) as a child process, with a virtual clock and the
-// k8s-default policy unless `extra` names others, listening on a free loopback port read from its startup line; killed
-// with SIGKILL unless Kill was called.
+// k8s-default policy unless `extra` names others, listening on a free loopback port read from its
+// startup line; killed with SIGKILL unless Kill was called.
 #ifndef ARCHIMEDES_TESTS_SUPPORT_SERVE_PROCESS_H_
 #define ARCHIMEDES_TESTS_SUPPORT_SERVE_PROCESS_H_
 
@@ -22,8 +22,8 @@ class ServeProcess {
  public:
   // `extra`: more flags; the policy is k8s-default unless they name one.
   explicit ServeProcess(const std::string& data, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {ARCHIMEDES_BINARY, "serve",         "--listen", "127.0.0.1:0",
-                                     "--data",          data,            "--http-threads", "32"};
+    std::vector<std::string> args = {ARCHIMEDES_BINARY, "serve", "--listen",       "127.0.0.1:0",
+                                     "--data",          data,    "--http-threads", "32"};
     const auto given = [&extra](const char* flag) {
       return std::find(extra.begin(), extra.end(), flag) != extra.end();
     };
