@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "model/duration.h"
 #include "server/api_server.h"
 #include "server/config.h"
+#include "server/router.h"
 
 namespace archimedes::cli {
 namespace {
@@ -39,6 +41,16 @@ int Run(const ServeArgs& args) {
   std::cout << "archimedes serve: listening on http://" << config.host << ":" << server.port()
             << ", store " << server.store_description() << ", policy " << config.policy
             << ", clock " << (config.clock == ClockMode::kWall ? "wall" : "virtual") << std::endl;
+  if (ApiContext::WatchesAgents(config)) {
+    std::cerr << "archimedes serve: a node whose agent is silent for "
+              << FormatDuration(config.node_grace_s)
+              << " turns NotReady: one observer's view (MAGI's quorum needs the etcd store)"
+              << std::endl;
+  } else if (config.clock == ClockMode::kWall) {
+    std::cerr << "archimedes serve: nodes turn NotReady only through PUT /v1/nodes/{name}/status "
+                 "(MAGI's quorum, or an operator), never on one observer's view"
+              << std::endl;
+  }
   std::atomic<bool> signalled{false};
   std::thread watcher([&server, &signalled, signals] {
     int received = 0;

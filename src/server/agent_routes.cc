@@ -59,15 +59,20 @@ void AddAgentRoutes(Router& router, ApiContext& context) {
         const int64_t after = IntegerParam(r, "after", 0, 0, std::numeric_limits<int64_t>::max());
         const int limit = static_cast<int>(IntegerParam(r, "limit", 1000, 1, kMaxLimit));
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(WaitParam(r));
+        const std::string node = PathName(r);
         std::unique_lock lock(context.mu);
         context.CheckReady();
-        while (true) {
-          nlohmann::json page = context.plane.NodeActions(PathName(r), after, limit);
-          if (!page["items"].empty() || context.stopping) return Reply{200, page};
-          if (context.actions_changed.wait_until(lock, deadline) == std::cv_status::timeout) {
-            return Reply{200, context.plane.NodeActions(PathName(r), after, limit)};
-          }
+        nlohmann::json page = context.plane.NodeActions(node, after, limit);
+        // The node's agent is alive: in contact until this answers (server/node_liveness.h).
+        const auto now = std::chrono::steady_clock::now();
+        context.liveness.Contact(node, now,
+                                 std::chrono::ceil<std::chrono::seconds>(deadline - now));
+        while (page["items"].empty() && !context.stopping &&
+               context.actions_changed.wait_until(lock, deadline) != std::cv_status::timeout) {
+          page = context.plane.NodeActions(node, after, limit);
         }
+        if (page["items"].empty()) page = context.plane.NodeActions(node, after, limit);
+        return Reply{200, page};
       });
   router.Get("/v1/actions", "/v1/actions", [&context](const httplib::Request& r) {
     const int64_t after = IntegerParam(r, "after", 0, 0, std::numeric_limits<int64_t>::max());

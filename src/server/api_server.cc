@@ -155,6 +155,7 @@ int64_t ApiServer::Run() {
       } catch (const ApiError&) {
         // The wall clock stepped back: the engine's time never does; the next tick catches up.
       }
+      JudgeAgents();
       lock.lock();
     }
     stop_cv_.wait_for(lock, std::chrono::seconds(config_.cycle_s),
@@ -165,6 +166,37 @@ int64_t ApiServer::Run() {
   listener.join();
   if (replica) replica->Stop();
   return replayed;
+}
+
+void ApiServer::JudgeAgents() {
+  if (!ApiContext::WatchesAgents(config_)) return;
+  std::vector<std::pair<std::string, bool>> changes;  // node, ready
+  {
+    std::lock_guard lock(context_.mu);
+    const auto now = std::chrono::steady_clock::now();
+    for (const std::string& node : context_.liveness.Silent(now)) {
+      const std::optional<bool> ready = plane_.NodeReady(node);
+      if (!ready) context_.liveness.Forget(node);
+      if (ready == true) changes.emplace_back(node, false);
+    }
+    for (const std::string& node : context_.liveness.Heard(now)) {
+      if (plane_.NodeReady(node) == false) changes.emplace_back(node, true);
+    }
+  }
+  for (const auto& [node, ready] : changes) {
+    const char* condition = ready ? "Ready" : "NotReady";
+    try {
+      context_.Mutate({.kind = EventKind::kNodeStatus,
+                       .target = node,
+                       .body = nlohmann::json{{"status", {{"condition", condition}}}}.dump()});
+      std::cerr << "archimedes serve: node " << node << " " << condition
+                << (ready ? ": its agent is back"
+                          : ": its agent was silent for " + FormatDuration(config_.node_grace_s))
+                << std::endl;
+    } catch (const ApiError& e) {
+      std::cerr << "archimedes serve: node " << node << " stays: " << e.what() << std::endl;
+    }
+  }
 }
 
 void ApiServer::Stop() {

@@ -43,6 +43,10 @@ class ApiServer {
   void Stop();
 
  private:
+  // Under the single-observer rule (server/node_liveness.h), makes the nodes whose agents fell
+  // silent NotReady and those heard again Ready, through the node status event.
+  void JudgeAgents();
+
   ServerConfig config_;
   std::unique_ptr<Journal> journal_;
   EtcdJournal* etcd_journal_ = nullptr;  // journal_, when the store is etcd

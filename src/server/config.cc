@@ -64,6 +64,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
       {"cycle", "scheduling cycle period (a duration: 1s)"},
       {"usage-round", "how often reported usage goes to the engine (a duration: 60s)"},
+      {"node-grace",
+       "wall clock and sqlite store: a node whose agent is silent this long turns NotReady, its "
+       "containers placed again (a duration: 40s; 0s: never)"},
       {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
       {"http-threads", "requests served at once; each waiting long-poll holds one"},
   };
@@ -129,6 +132,15 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
     config.cycle_s = PositiveDuration(key, value);
   } else if (key == "usage-round") {
     config.usage_round_s = PositiveDuration(key, value);
+  } else if (key == "node-grace") {
+    int64_t seconds = 0;
+    try {
+      seconds = ParseDuration(value);
+    } catch (const DurationError& e) {
+      Fail(key, value, e.what());
+    }
+    if (seconds < 0) Fail(key, value, "must not be negative");
+    config.node_grace_s = seconds;
   } else if (key == "max-body") {
     int64_t bytes = 0;
     try {

@@ -16,6 +16,8 @@
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
 //   usage-round: 60s           how often the usage reported by the agents goes to the engine
+//   node-grace: 40s            wall clock, sqlite store: a node whose agent is silent this long
+//                              is NotReady (server/node_liveness.h); 0s: never
 //   max-body: 1Mi              largest request body accepted (413 beyond)
 //   http-threads: 64           requests served at once (each waiting long-poll holds one)
 #ifndef ARCHIMEDES_SERVER_CONFIG_H_
@@ -52,6 +54,7 @@ struct ServerConfig {
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
+  int64_t node_grace_s = 40;  // Kubernetes' node-monitor-grace-period
   int64_t max_body_bytes = int64_t{1} << 20;
   int http_threads = 64;
 };

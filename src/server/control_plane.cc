@@ -252,6 +252,12 @@ Reply ControlPlane::NodeStatus(const Event& event) {
   return {200, NodeJson(event.target, changed)};
 }
 
+std::optional<bool> ControlPlane::NodeReady(const std::string& name) const {
+  const auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.removed) return std::nullopt;
+  return engine_.cluster().ready(it->second.id);
+}
+
 void ControlPlane::RecordLost(NodeId node) {
   for (const ContainerId id : engine_.cluster().containers_on(node)) {
     const Container& c = engine_.cluster().container(id);

@@ -125,6 +125,8 @@ class ControlPlane {
   std::map<std::string, int64_t> JobsByPhase() const;
   // The sum of the usage last reported for each container placed now.
   std::array<double, kNumDims> ReportedUsage() const;
+  // Whether node `name` is Ready; nullopt when there is no such node (never added, or removed).
+  std::optional<bool> NodeReady(const std::string& name) const;
   // Events applied since the start, the replayed ones included.
   int64_t events_applied() const { return events_applied_; }
 

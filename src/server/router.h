@@ -17,6 +17,7 @@
 #include "server/config.h"
 #include "server/control_plane.h"
 #include "server/metrics.h"
+#include "server/node_liveness.h"
 
 namespace archimedes {
 
@@ -24,7 +25,18 @@ class ApiContext {
  public:
   ApiContext(const ServerConfig& config, ControlPlane& plane, Journal& journal,
              ServerMetrics& metrics)
-      : config(config), plane(plane), plane_journal(journal), metrics(metrics) {}
+      : config(config),
+        plane(plane),
+        plane_journal(journal),
+        metrics(metrics),
+        liveness(std::chrono::seconds(WatchesAgents(config) ? config.node_grace_s : 0)) {}
+
+  // Whether this server makes a node whose agent fell silent NotReady by itself: under the wall
+  // clock and without etcd, where no MAGI quorum can decide (issue 23 connects MAGI).
+  static bool WatchesAgents(const ServerConfig& config) {
+    return config.clock == ClockMode::kWall && config.store.rfind("etcd://", 0) != 0 &&
+           config.node_grace_s > 0;
+  }
 
   // Applies a mutation under the lock, returns once it is stored, and wakes the long-polls. Throws
   // ApiError (503 until the state is restored, and on a follower). When the store fails, the
@@ -51,6 +63,7 @@ class ApiContext {
   // NotLeader naming `leader`, the leader's URL ("" when none is known), guarded by `mu`.
   std::atomic<bool> leading{true};
   std::string leader;
+  NodeLiveness liveness;  // guarded by `mu`
 };
 
 class Router {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -298,6 +299,59 @@ TEST_F(AgentProcessTest, ARestartedAgentReportsWhatEndedWhileItWasAway) {
   int count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
   EXPECT_EQ(count, 1);  // not started a second time
+}
+
+// Without etcd there is no MAGI quorum: the server's own rule makes a node whose agent fell silent
+// NotReady, its task runs again elsewhere, and the agent's return makes the node Ready and stops
+// what it still ran there.
+TEST_F(AgentProcessTest, ANodeWhoseAgentFellSilentFailsAndComesBackWithIt) {
+  server_ = std::make_unique<ServeProcess>(
+      root_ + "/data-grace",
+      std::vector<std::string>{"--clock", "wall", "--policy", "archimedes", "--node-grace", "3s"});
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  std::map<std::string, std::unique_ptr<AgentProcess>> agents;
+  agents["node-a"] = StartAgent("node-a");
+  agents["node-b"] = StartAgent("node-b");
+  const std::string marker = std::to_string(5000 + getpid() % 1000);
+  const std::string job = SubmitJob("exec sleep " + marker, 1, "64Mi");
+  ASSERT_TRUE(WaitFor([&] { return StartTasks().size() == 1; }, 30));
+  const json first = StartTasks().begin()->second;
+  const std::string lost = first["node"];
+  const std::string other = lost == "node-a" ? "node-b" : "node-a";
+  ASSERT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30));
+
+  agents[lost]->Kill(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(
+      WaitFor([&] { return Get("/v1/nodes/" + lost)["status"]["condition"] == "NotReady"; }, 30));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  std::cout << lost << " NotReady " << seconds << " s after its agent was killed\n";
+  EXPECT_GE(seconds, 3.0);   // not before the grace
+  EXPECT_LE(seconds, 10.0);  // the grace, the last long-poll (2 s) and a cycle, with room
+  // The task starts again on the node that is left.
+  ASSERT_TRUE(WaitFor([&] { return StartTasks().size() == 2; }, 30));
+  for (const auto& [container, start] : StartTasks()) {
+    if (container != first["container"]) EXPECT_EQ(start["node"], other);
+  }
+  auto sleepers = [&] {
+    int count = 0;
+    for (const fs::directory_entry& p : fs::directory_iterator("/proc")) {
+      std::string cmdline = Read(p.path().string() + "/cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      count += cmdline == "sleep " + marker + " ";
+    }
+    return count;
+  };
+  EXPECT_TRUE(WaitFor([&] { return sleepers() == 2; }, 30));  // the lost node's still runs
+
+  agents[lost] = StartAgent(lost);
+  EXPECT_TRUE(
+      WaitFor([&] { return Get("/v1/nodes/" + lost)["status"]["condition"] == "Ready"; }, 30));
+  // Told by the NodeFailed eviction, the returning agent stops what the engine placed elsewhere.
+  EXPECT_TRUE(WaitFor([&] { return sleepers() == 1; }, 30)) << agents[lost]->log();
+  Send("DELETE", "/v1/jobs/" + job, json());
+  EXPECT_TRUE(WaitFor([&] { return sleepers() == 0; }, 30));
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "max-body", "4Mi");
   SetConfigKey(c, "http-threads", "128");
   SetConfigKey(c, "buffer", "0.25");
+  SetConfigKey(c, "node-grace", "2m");
   EXPECT_EQ(ListenAddress(c), "0.0.0.0:9090");
   EXPECT_EQ(c.data, "/var/lib/archimedes");
   EXPECT_EQ(c.policy, "reclaim");
@@ -42,7 +43,8 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
   EXPECT_EQ(c.http_threads, 128);
   EXPECT_EQ(c.buffer, 0.25);
-  EXPECT_EQ(ConfigKeys().size(), 13u);
+  EXPECT_EQ(c.node_grace_s, 120);
+  EXPECT_EQ(ConfigKeys().size(), 14u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
@@ -57,6 +59,8 @@ TEST(ConfigTest, BadValuesAreNamed) {
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "clock", "sundial"); }).find("wall or virtual"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "0s"); }).find("at least 1s"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "node-grace", "-5s"); }).find("node-grace \"-5s\""),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "1 second"); }).find("cycle \"1 second\""),
             std::string::npos);
