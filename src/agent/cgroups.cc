@@ -223,8 +223,8 @@ std::vector<std::string> Cgroups::Create(const std::string& container, bool batc
     // Over its limit a container is OOM-killed, not swapped out.
     if (limits.memory_bytes > 0) WriteIfPresent(dir + "/memory.swap.max", "0");
   } else if (version_ == Version::kV1) {
-    const std::string memory = dirs[0];
-    const std::string cpu = dirs[1];
+    const std::string& memory = dirs[0];
+    const std::string& cpu = dirs[1];
     WriteFile(memory + "/memory.limit_in_bytes",
               limits.memory_bytes > 0 ? std::to_string(limits.memory_bytes) : "-1");
     if (limits.memory_bytes > 0) WriteIfPresent(memory + "/memory.swappiness", "0");

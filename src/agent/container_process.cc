@@ -9,8 +9,6 @@
 #include <cstring>
 #include <fstream>
 
-extern char** environ;
-
 namespace archimedes {
 namespace {
 
@@ -96,6 +94,7 @@ pid_t Launch(const LaunchSpec& spec) {
   std::string command = spec.command;
   char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
   std::vector<const char*> procs;
+  procs.reserve(spec.procs_files.size());
   for (const std::string& p : spec.procs_files) procs.push_back(p.c_str());
 
   const pid_t shim = fork();

@@ -132,10 +132,10 @@ void AddAgentCommand(CLI::App& app) {
   cmd->add_flag("--no-cgroups", args->no_cgroups,
                 "Run containers as plain processes, without cgroup limits");
   AddDurationFlag(cmd, "--usage-every-ms", &o.usage_every_ms,
-                  "How often the containers' usage is posted", 100, 3600 * 1000,
+                  "How often the containers' usage is posted", 100, int64_t{3600} * 1000,
                   TimeUnit::kMilliseconds);
   AddDurationFlag(cmd, "--stop-grace-ms", &o.stop_grace_ms,
-                  "Between SIGTERM and SIGKILL when a container is stopped", 0, 3600 * 1000,
+                  "Between SIGTERM and SIGKILL when a container is stopped", 0, int64_t{3600} * 1000,
                   TimeUnit::kMilliseconds);
   AddDurationFlag(cmd, "--poll-wait", &o.poll_wait_s, "How long one long-poll of actions waits", 0,
                   60);
