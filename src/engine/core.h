@@ -202,6 +202,7 @@ class EngineCore {
   NodeId AddNode(const Node& node);
   void FailNode(NodeId n);
   void RecoverNode(NodeId n);
+  void SuspectNode(NodeId n);
   void RemoveNode(NodeId n);
   void SetNodeLabels(NodeId n, std::map<std::string, std::string> labels);
   int32_t CreateService(const Service& service);

@@ -96,6 +96,12 @@ void EngineCore::RecoverNode(NodeId n) {
   unpark_all = true;
 }
 
+void EngineCore::SuspectNode(NodeId n) {
+  CheckNode(n);
+  batch_->FleetChanged();
+  state_.SetCondition(n, NodeCondition::kNotReady);
+}
+
 void EngineCore::RemoveNode(NodeId n) {
   CheckNode(n);
   batch_->FleetChanged();
@@ -337,6 +343,10 @@ void Engine::FailNode(NodeId n) {
   NoteActions();
 }
 void Engine::RecoverNode(NodeId n) { core_->RecoverNode(n); }
+void Engine::SuspectNode(NodeId n) {
+  core_->SuspectNode(n);
+  NoteActions();
+}
 void Engine::RemoveNode(NodeId n) {
   core_->RemoveNode(n);
   NoteActions();

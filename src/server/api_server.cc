@@ -9,6 +9,7 @@
 #include "model/duration.h"
 #include "server/api_error.h"
 #include "server/etcd_location.h"
+#include "server/magi_decisions.h"
 #include "server/replica.h"
 #include "server/sqlite_journal.h"
 #include "store/etcd_cluster.h"
@@ -145,6 +146,12 @@ int64_t ApiServer::Run() {
     listener.join();
     throw;
   }
+  // MAGI's decisions reach the engine only through etcd, where its members record them.
+  std::unique_ptr<MagiDecisionWatch> decisions;
+  if (etcd_journal_ != nullptr) {
+    decisions = std::make_unique<MagiDecisionWatch>(context_, ParseEtcdLocation(config_.store));
+    decisions->Start();
+  }
   std::unique_lock lock(stop_mu_);
   while (!stop_requested_) {
     if (config_.clock == ClockMode::kWall && context_.leading) {
@@ -162,6 +169,7 @@ int64_t ApiServer::Run() {
                       [this] { return stop_requested_; });
   }
   lock.unlock();
+  if (decisions) decisions->Stop();
   http_.stop();
   listener.join();
   if (replica) replica->Stop();
@@ -170,28 +178,40 @@ int64_t ApiServer::Run() {
 
 void ApiServer::JudgeAgents() {
   if (!ApiContext::WatchesAgents(config_)) return;
-  std::vector<std::pair<std::string, bool>> changes;  // node, ready
+  const bool quorum = ApiContext::DecidedByQuorum(config_);
+  const NodeState silent_state = quorum ? NodeState::kSuspect : NodeState::kNotReady;
+  std::vector<std::pair<std::string, NodeState>> changes;
   {
     std::lock_guard lock(context_.mu);
     const auto now = std::chrono::steady_clock::now();
     for (const std::string& node : context_.liveness.Silent(now)) {
-      const std::optional<bool> ready = plane_.NodeReady(node);
-      if (!ready) context_.liveness.Forget(node);
-      if (ready == true) changes.emplace_back(node, false);
+      const std::optional<NodeState> state = plane_.NodeStateOf(node);
+      if (!state) context_.liveness.Forget(node);
+      if (state == NodeState::kReady || (!quorum && state == NodeState::kSuspect)) {
+        changes.emplace_back(node, silent_state);
+      }
     }
     for (const std::string& node : context_.liveness.Heard(now)) {
-      if (plane_.NodeReady(node) == false) changes.emplace_back(node, true);
+      const std::optional<NodeState> state = plane_.NodeStateOf(node);
+      // Under MAGI a NotReady node comes back only once the quorum no longer holds it offline.
+      const bool readmitted = !quorum || (context_.decisions_synced &&
+                                          context_.decided_offline.count(node) == 0);
+      if (state == NodeState::kSuspect || (readmitted && state == NodeState::kNotReady)) {
+        changes.emplace_back(node, NodeState::kReady);
+      }
     }
   }
-  for (const auto& [node, ready] : changes) {
-    const char* condition = ready ? "Ready" : "NotReady";
+  for (const auto& [node, state] : changes) {
+    const char* condition = NodeStateName(state);
     try {
       context_.Mutate({.kind = EventKind::kNodeStatus,
                        .target = node,
                        .body = nlohmann::json{{"status", {{"condition", condition}}}}.dump()});
       std::cerr << "archimedes serve: node " << node << " " << condition
-                << (ready ? ": its agent is back"
-                          : ": its agent was silent for " + FormatDuration(config_.node_grace_s))
+                << (state == NodeState::kReady
+                        ? ": its agent is back"
+                        : ": its agent was silent for " + FormatDuration(config_.node_grace_s) +
+                              (quorum ? " (nothing moves until MAGI's quorum decides)" : ""))
                 << std::endl;
     } catch (const ApiError& e) {
       std::cerr << "archimedes serve: node " << node << " stays: " << e.what() << std::endl;

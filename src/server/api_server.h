@@ -43,8 +43,9 @@ class ApiServer {
   void Stop();
 
  private:
-  // Under the single-observer rule (server/node_liveness.h), makes the nodes whose agents fell
-  // silent NotReady and those heard again Ready, through the node status event.
+  // Judges the nodes by their agents' contact (server/node_liveness.h), through the node status
+  // event: a silent agent's node turns NotReady, or Suspect when MAGI's quorum decides; one heard
+  // again turns Ready (a NotReady node under MAGI only when the quorum readmits it).
   void JudgeAgents();
 
   ServerConfig config_;

@@ -16,8 +16,9 @@
 //   clock: wall                wall | virtual (time moves only through POST /v1/clock)
 //   cycle: 1s                  scheduling cycle: how often the engine places what is pending
 //   usage-round: 60s           how often the usage reported by the agents goes to the engine
-//   node-grace: 40s            wall clock, sqlite store: a node whose agent is silent this long
-//                              is NotReady (server/node_liveness.h); 0s: never
+//   node-grace: 40s            wall clock: a node whose agent is silent this long is NotReady,
+//                              with etcd Suspect until MAGI decides (server/node_liveness.h);
+//                              0s: never
 //   max-body: 1Mi              largest request body accepted (413 beyond)
 //   http-threads: 64           requests served at once (each waiting long-poll holds one)
 #ifndef ARCHIMEDES_SERVER_CONFIG_H_

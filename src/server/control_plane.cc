@@ -236,26 +236,51 @@ Reply ControlPlane::NodeStatus(const Event& event) {
   const NodeStatusRequest request = DecodeNodeStatus(event.target, event.body);
   const NodeRecord& record = FindNode(event.target);
   CheckVersion(request.meta.resource_version, record.version, "node \"" + event.target + "\"");
-  if (engine_.cluster().ready(record.id) == request.ready) {
-    return {200, NodeJson(event.target, record)};
+  const NodeState was = StateOf(record);
+  if (was == request.state) return {200, NodeJson(event.target, record)};
+  if (was == NodeState::kNotReady && request.state == NodeState::kSuspect) {
+    throw Conflict("node \"" + event.target +
+                       "\" is NotReady: what ran there was placed again; it is Ready again "
+                       "before it can be Suspect",
+                   "status.condition");
   }
   const int64_t version = Commit(event);
-  if (request.ready) {
-    engine_.RecoverNode(record.id);
-  } else {
-    RecordLost(record.id);
-    engine_.FailNode(record.id);
+  switch (request.state) {
+    case NodeState::kReady:
+      engine_.RecoverNode(record.id);
+      break;
+    case NodeState::kSuspect:
+      engine_.SuspectNode(record.id);
+      break;
+    case NodeState::kNotReady:
+      RecordLost(record.id);
+      engine_.FailNode(record.id);
+      break;
   }
   Drain();
   NodeRecord& changed = nodes_[event.target];
   changed.version = version;
+  changed.suspect = request.state == NodeState::kSuspect;
   return {200, NodeJson(event.target, changed)};
 }
 
-std::optional<bool> ControlPlane::NodeReady(const std::string& name) const {
+NodeState ControlPlane::StateOf(const NodeRecord& r) const {
+  if (engine_.cluster().ready(r.id)) return NodeState::kReady;
+  return r.suspect ? NodeState::kSuspect : NodeState::kNotReady;
+}
+
+std::array<int64_t, 3> ControlPlane::NodesByState() const {
+  std::array<int64_t, 3> counts{};
+  for (const auto& [name, record] : nodes_) {
+    if (!record.removed) ++counts[static_cast<size_t>(StateOf(record))];
+  }
+  return counts;
+}
+
+std::optional<NodeState> ControlPlane::NodeStateOf(const std::string& name) const {
   const auto it = nodes_.find(name);
   if (it == nodes_.end() || it->second.removed) return std::nullopt;
-  return engine_.cluster().ready(it->second.id);
+  return StateOf(it->second);
 }
 
 void ControlPlane::RecordLost(NodeId node) {
@@ -886,8 +911,7 @@ ContainerId ControlPlane::FindContainer(const std::string& name) const {
 nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord& r) const {
   const ClusterState& state = engine_.cluster();
   const Node& node = state.node(r.id);
-  std::string condition = state.ready(r.id) ? "Ready" : "NotReady";
-  if (r.removed) condition = "Removed";
+  const std::string condition = r.removed ? "Removed" : NodeStateName(StateOf(r));
   // What its containers use: the sum of the usage last reported for each (rounded to the units).
   Resources usage;
   for (ContainerId id : state.containers_on(r.id)) {

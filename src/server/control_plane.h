@@ -33,6 +33,7 @@
 #include "profile/profiler.h"
 #include "server/event.h"
 #include "server/journal.h"
+#include "server/objects.h"
 
 namespace archimedes {
 
@@ -125,8 +126,10 @@ class ControlPlane {
   std::map<std::string, int64_t> JobsByPhase() const;
   // The sum of the usage last reported for each container placed now.
   std::array<double, kNumDims> ReportedUsage() const;
-  // Whether node `name` is Ready; nullopt when there is no such node (never added, or removed).
-  std::optional<bool> NodeReady(const std::string& name) const;
+  // The condition of node `name`; nullopt when there is no such node (never added, or removed).
+  std::optional<NodeState> NodeStateOf(const std::string& name) const;
+  // Nodes (not removed) by condition, indexed by NodeState.
+  std::array<int64_t, 3> NodesByState() const;
   // Events applied since the start, the replayed ones included.
   int64_t events_applied() const { return events_applied_; }
 
@@ -135,6 +138,7 @@ class ControlPlane {
     NodeId id = -1;
     int64_t version = 0;
     bool removed = false;
+    bool suspect = false;  // not ready, yet what runs there stays (NodeState::kSuspect)
   };
   // A container that ended badly, as its agent reported it (Kubernetes' lastState.terminated).
   struct Termination {
@@ -220,6 +224,7 @@ class ControlPlane {
   int32_t FindJob(const std::string& name) const;
   ContainerId FindContainer(const std::string& name) const;
 
+  NodeState StateOf(const NodeRecord& r) const;
   nlohmann::json NodeJson(const std::string& name, const NodeRecord& r) const;
   nlohmann::json ServiceJson(const std::string& name, const ServiceRecord& r) const;
   // `places`: the job's places in the engine's plan.

@@ -67,6 +67,11 @@ void ServerMetrics::ObserveCycle(double seconds) {
   cycle_seconds_.Observe(seconds);
 }
 
+void ServerMetrics::CountMagiDecision() {
+  std::lock_guard lock(mu_);
+  ++magi_decisions_;
+}
+
 std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& replica,
                                   bool leading) const {
   std::string out;
@@ -96,6 +101,17 @@ std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& 
            "Time to advance the clock by one clock event: its scheduling cycles and usage "
            "rounds, and storing the event.");
     cycle_seconds_.Write(out, "archimedes_schedule_cycle_duration_seconds", "");
+    Header(out, "archimedes_magi_decisions_total", "counter",
+           "Node-offline decisions of MAGI's quorum this server received (etcd store).");
+    Sample(out, "archimedes_magi_decisions_total", "", static_cast<double>(magi_decisions_));
+  }
+  const std::array<int64_t, 3> by_state = plane.NodesByState();
+  Header(out, "archimedes_nodes", "gauge",
+         "Nodes by condition: Ready, Suspect (one observer lost it: nothing new placed there, "
+         "nothing moved off it) and NotReady.");
+  for (const NodeState state : {NodeState::kReady, NodeState::kSuspect, NodeState::kNotReady}) {
+    Sample(out, "archimedes_nodes", std::string("condition=\"") + NodeStateName(state) + "\"",
+           static_cast<double>(by_state[static_cast<size_t>(state)]));
   }
   Header(out, "archimedes_decision_latency_seconds", "summary",
          "Wall time of one placement decision in the engine.");

@@ -37,6 +37,8 @@ class ServerMetrics {
   void ObserveRequest(const std::string& route, const std::string& method, int code,
                       double seconds);
   void ObserveCycle(double seconds);
+  // A node-offline decision of MAGI's quorum reached this server (server/magi_decisions.h).
+  void CountMagiDecision();
   // The whole exposition; the caller holds the control plane's lock. `replica` is this
   // process's advertised URL and `leading` whether it applies writes (always, with SQLite): the
   // archimedes_leader gauge, 1 on the one replica that leads and 0 on the others.
@@ -47,6 +49,7 @@ class ServerMetrics {
   std::map<std::tuple<std::string, std::string, int>, int64_t> requests_;
   std::map<std::string, Histogram> request_seconds_;  // by route
   Histogram cycle_seconds_;
+  int64_t magi_decisions_ = 0;
 };
 
 }  // namespace archimedes

@@ -1,9 +1,10 @@
-// The single-observer rule of a server that has no MAGI quorum (the SQLite store; docs/agent.md):
-// a node is watched once its agent asks for its actions; when no request of its agent has been
-// seen for `grace`, the node is silent and the server makes it NotReady (the engine's node-failed
-// event: its replicas placed again, its tasks queued again); the agent's next request makes it
-// Ready. Kubernetes' node lifecycle controller does the same with the kubelet's heartbeats and its
-// node-monitor-grace-period. A long-poll counts as contact until it was due to answer.
+// How the server hears its agents: a node is watched once its agent asks for its actions; when no
+// request of its agent has been seen for `grace`, the node is silent. Without MAGI (the SQLite
+// store) the server then makes it NotReady (the engine's node-failed event: its replicas placed
+// again, its tasks queued again), as Kubernetes' node lifecycle controller does with the
+// kubelet's heartbeats and its node-monitor-grace-period; with MAGI (etcd) only Suspect, and the
+// quorum decides (docs/magi.md). The agent's next request makes a node Ready again. A long-poll
+// counts as contact until it was due to answer.
 //
 // Contacts are kept in memory: after a restart a node is watched again from its agent's first
 // request. Not thread-safe: the caller holds the server's lock.

@@ -164,6 +164,18 @@ NodeRequest DecodeNode(const std::string& name, const std::string& body) {
   });
 }
 
+const char* NodeStateName(NodeState state) {
+  switch (state) {
+    case NodeState::kReady:
+      return "Ready";
+    case NodeState::kSuspect:
+      return "Suspect";
+    case NodeState::kNotReady:
+      return "NotReady";
+  }
+  return "NotReady";
+}
+
 NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& body) {
   CheckNodeName(name);
   const nlohmann::json doc = Parse(body);
@@ -180,8 +192,15 @@ NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& b
                         " (its containers are drained), not by its status",
                     "status.condition");
     }
-    if (text != "Ready" && text != "NotReady") condition.Fail("expected Ready or NotReady");
-    r.ready = text == "Ready";
+    if (text == "Ready") {
+      r.state = NodeState::kReady;
+    } else if (text == "Suspect") {
+      r.state = NodeState::kSuspect;
+    } else if (text == "NotReady") {
+      r.state = NodeState::kNotReady;
+    } else {
+      condition.Fail("expected Ready, Suspect or NotReady");
+    }
     // What GET shows besides the condition: a status read, changed and sent back is accepted.
     for (const char* shown : {"requested", "taskRequested", "usage", "containers"}) {
       status.Find(shown);

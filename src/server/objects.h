@@ -38,12 +38,18 @@ struct NodeRequest {
 // `name` is the path's; the body's metadata.name, when given, must equal it.
 NodeRequest DecodeNode(const std::string& name, const std::string& body);
 
+// A node's condition: Ready; Suspect (one observer lost it: nothing new goes there, nothing is
+// moved off it, docs/magi.md); NotReady (failed: what ran there is placed again).
+enum class NodeState : uint8_t { kReady, kSuspect, kNotReady };
+const char* NodeStateName(NodeState state);
+
 // PUT /v1/nodes/{name}/status, the status subresource as Kubernetes has one: a Node object whose
-// `status.condition` is what counts (`Ready` or `NotReady`); its `spec` is ignored and the other
-// keys the server shows in `status` are read back unchanged. "Removed" is a 422: DELETE removes.
+// `status.condition` is what counts (`Ready`, `Suspect` or `NotReady`); its `spec` is ignored and
+// the other keys the server shows in `status` are read back unchanged. "Removed" is a 422: DELETE
+// removes.
 struct NodeStatusRequest {
   ObjectMeta meta;
-  bool ready = true;
+  NodeState state = NodeState::kReady;
 };
 NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& body);
 

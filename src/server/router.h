@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,11 +32,14 @@ class ApiContext {
         metrics(metrics),
         liveness(std::chrono::seconds(WatchesAgents(config) ? config.node_grace_s : 0)) {}
 
-  // Whether this server makes a node whose agent fell silent NotReady by itself: under the wall
-  // clock and without etcd, where no MAGI quorum can decide (issue 23 connects MAGI).
+  // Whether this server judges nodes by their agents' contact (server/node_liveness.h): under the
+  // wall clock, with a grace. With etcd a silent agent makes its node Suspect and only MAGI's
+  // quorum makes it NotReady (DecidedByQuorum); without, the silence makes it NotReady.
   static bool WatchesAgents(const ServerConfig& config) {
-    return config.clock == ClockMode::kWall && config.store.rfind("etcd://", 0) != 0 &&
-           config.node_grace_s > 0;
+    return config.clock == ClockMode::kWall && config.node_grace_s > 0;
+  }
+  static bool DecidedByQuorum(const ServerConfig& config) {
+    return config.store.rfind("etcd://", 0) == 0;
   }
 
   // Applies a mutation under the lock, returns once it is stored, and wakes the long-polls. Throws
@@ -64,6 +68,10 @@ class ApiContext {
   std::atomic<bool> leading{true};
   std::string leader;
   NodeLiveness liveness;  // guarded by `mu`
+  // With etcd: the nodes MAGI's quorum holds offline, as last listed and watched
+  // (server/magi_decisions.h), and whether that view is current; guarded by `mu`.
+  std::set<std::string> decided_offline;
+  bool decisions_synced = false;
 };
 
 class Router {

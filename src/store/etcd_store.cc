@@ -145,7 +145,7 @@ json CompareJson(const Compare& c) {
 }  // namespace
 
 EtcdStore::EtcdStore(const std::string& endpoint, std::chrono::milliseconds timeout)
-    : endpoint_(endpoint) {
+    : endpoint_(endpoint), timeout_(timeout) {
   const std::string scheme = "http://";
   if (endpoint.rfind(scheme, 0) != 0 || endpoint.size() == scheme.size() ||
       endpoint.find(':', scheme.size()) == std::string::npos) {
@@ -154,7 +154,8 @@ EtcdStore::EtcdStore(const std::string& endpoint, std::chrono::milliseconds time
   }
   std::string host_port = endpoint.substr(scheme.size());
   while (!host_port.empty() && host_port.back() == '/') host_port.pop_back();
-  client_ = std::make_unique<httplib::Client>(scheme + host_port);
+  base_url_ = scheme + host_port;
+  client_ = std::make_unique<httplib::Client>(base_url_);
   if (!client_->is_valid()) throw StoreError("etcd endpoint \"" + endpoint + "\" is not valid");
   const auto seconds = timeout.count() / 1000;
   const auto micros = (timeout.count() % 1000) * 1000;
@@ -315,6 +316,107 @@ void EtcdStore::Compact(int64_t revision) {
       throw;
     }
   }
+}
+
+int64_t EtcdStore::Watch(const std::string& prefix, int64_t start_revision,
+                         std::chrono::milliseconds idle,
+                         const std::function<bool(const WatchEvent&)>& on_event) {
+  const std::string where = "etcd " + endpoint_ + ": watch " + prefix + ": ";
+  httplib::Client client(base_url_);
+  client.set_connection_timeout(timeout_.count() / 1000, (timeout_.count() % 1000) * 1000);
+  client.set_read_timeout(idle.count() / 1000, (idle.count() % 1000) * 1000);
+  {
+    std::lock_guard lock(watch_mu_);
+    if (watch_cancelled_) return start_revision - 1;
+    watch_client_ = &client;
+  }
+  struct Release {
+    EtcdStore& store;
+    ~Release() {
+      std::lock_guard lock(store.watch_mu_);
+      store.watch_client_ = nullptr;
+    }
+  } release{*this};
+
+  int64_t last = start_revision - 1;
+  bool created = false;
+  bool stopped = false;
+  std::string refused;        // etcd's error or cancel reason
+  int64_t compacted = 0;      // etcd's compact revision, when it compacted what was asked
+  std::string pending;        // a message not yet complete
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v3/watch";
+  req.body = json{{"create_request",
+                   {{"key", Base64Encode(prefix)},
+                    {"range_end", Base64Encode(PrefixEnd(prefix))},
+                    {"start_revision", std::to_string(start_revision)}}}}
+                 .dump();
+  req.headers.emplace("Content-Type", "application/json");
+  // The gateway writes one JSON message per line.
+  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    pending.append(data, len);
+    for (size_t end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
+      const json message = json::parse(pending.substr(0, end), nullptr, false);
+      pending.erase(0, end + 1);
+      if (message.is_discarded()) continue;
+      if (message.contains("error")) {
+        refused = message["error"].value("message", message["error"].dump());
+        return false;
+      }
+      const json result = message.value("result", json::object());
+      if (Int64Field(result, "compact_revision") > 0) {
+        compacted = Int64Field(result, "compact_revision");
+        return false;
+      }
+      if (result.value("canceled", false)) {
+        refused = "canceled: " + result.value("cancel_reason", std::string("no reason given"));
+        return false;
+      }
+      created = created || result.value("created", false);
+      for (const json& e : result.value("events", json::array())) {
+        WatchEvent event;
+        event.type = e.value("type", std::string("PUT")) == "DELETE" ? WatchEvent::Type::kDelete
+                                                                     : WatchEvent::Type::kPut;
+        event.kv = ParseKeyValue(e.value("kv", json::object()));
+        last = event.kv.mod_revision;
+        if (!on_event(event)) {
+          stopped = true;
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  client.send(req, res, error);
+  if (compacted > 0) {
+    throw WatchCompacted(where + "revision " + std::to_string(start_revision) +
+                             " was compacted (compact revision " + std::to_string(compacted) +
+                             ")",
+                         compacted);
+  }
+  if (!refused.empty()) throw StoreError(where + refused);
+  if (!created && !stopped) {
+    bool cancelled = false;
+    {
+      std::lock_guard lock(watch_mu_);
+      cancelled = watch_cancelled_;
+    }
+    if (!cancelled) {
+      throw StoreError(where + (error != httplib::Error::Success
+                                    ? httplib::to_string(error)
+                                    : "HTTP " + std::to_string(res.status) + " without a watch"));
+    }
+  }
+  return last;
+}
+
+void EtcdStore::CancelWatch() {
+  std::lock_guard lock(watch_mu_);
+  watch_cancelled_ = true;
+  if (watch_client_ != nullptr) watch_client_->stop();
 }
 
 }  // namespace archimedes

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +30,21 @@ class Client;
 }
 
 namespace archimedes {
+
+// A change to a watched key: a put (a new value) or a delete (`value` empty).
+struct WatchEvent {
+  enum class Type : uint8_t { kPut, kDelete };
+  Type type = Type::kPut;
+  KeyValue kv;  // for a delete only the key and its mod revision
+};
+
+// The watch could not resume: etcd compacted the revisions it asked for. List again.
+class WatchCompacted : public StoreError {
+ public:
+  explicit WatchCompacted(const std::string& what, int64_t compact_revision)
+      : StoreError(what), compact_revision(compact_revision) {}
+  int64_t compact_revision;
+};
 
 class EtcdStore : public KvStore {
  public:
@@ -62,13 +78,30 @@ class EtcdStore : public KvStore {
   // Waits until etcd has removed the compacted versions from its database (`physical`).
   void Compact(int64_t revision) override;
 
+  // etcd's watch (POST /v3/watch, answered as one long chunked stream on a connection of its
+  // own): calls `on_event` on this thread for every change under `prefix` from `start_revision`
+  // on, in revision order, until `on_event` returns false, CancelWatch() is called, or nothing
+  // came for `idle` or the stream ended. Returns the revision of the last event delivered
+  // (`start_revision` - 1 if none), to resume from. Throws StoreError when the watch could not
+  // start or etcd refused it, WatchCompacted when `start_revision` is compacted away. One watch
+  // at a time per store.
+  int64_t Watch(const std::string& prefix, int64_t start_revision, std::chrono::milliseconds idle,
+                const std::function<bool(const WatchEvent&)>& on_event);
+  // Ends the running watch and refuses later ones (they return at once); safe from any thread.
+  void CancelWatch();
+
  private:
   // POSTs `body` to `path` and returns etcd's answer; throws StoreError for any failure.
   nlohmann::json Call(const char* operation, const char* path, const nlohmann::json& body);
 
   std::string endpoint_;
+  std::string base_url_;  // http://HOST:PORT
+  std::chrono::milliseconds timeout_;
   std::mutex mu_;
   std::unique_ptr<httplib::Client> client_;
+  std::mutex watch_mu_;                        // guards the two below
+  httplib::Client* watch_client_ = nullptr;    // the running watch's connection
+  bool watch_cancelled_ = false;
 };
 
 }  // namespace archimedes
