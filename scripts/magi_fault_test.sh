@@ -14,56 +14,16 @@
 # ends with "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 
-BIN=$(realpath "${1:-build/archimedes}" 2>/dev/null || true)
-if [[ -z "$BIN" || ! -x "$BIN" ]]; then
-  echo "magi_fault_test: archimedes binary '${1:-build/archimedes}' not found; build it first" >&2
-  exit 2
-fi
-for tool in etcd etcdctl ip; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "magi_fault_test: '$tool' is missing; run scripts/setup.sh" >&2
-    exit 2
-  fi
-done
-
-WORK=$(mktemp -d /tmp/magi-fault.XXXXXX)
-TAG="mf$$"
-NAMESPACES=()
-PIDS=()
+source "$(dirname "$0")/lib/netns_fleet.sh"
+fleet_init magi-fault "${1:-build/archimedes}" mf
 MEMBER_PID=()
 NODE_PID=()
 ETCD_PID=""
-PASSED=0
-FAILED=0
-START=$(date +%s)
 PREFIX=/archimedes/magi/
-
-log() { printf '[%3ds] %s\n' $(($(date +%s) - START)) "$*"; }
-pass() { PASSED=$((PASSED + 1)); log "PASS: $*"; }
-fail() { FAILED=$((FAILED + 1)); log "FAIL: $*"; }
-
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  sleep 0.5
-  for pid in "${PIDS[@]}"; do reap "$pid"; done
-  local ns
-  for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  if [[ $FAILED -gt 0 || ${KEEP_LOGS:-0} == 1 ]]; then
-    for f in "$WORK"/*.log; do
-      echo "----- last lines of $(basename "$f")"
-      tail -n 15 "$f"
-    done
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 MODE=${MAGI_FAULT_MODE:-}
 if [[ -z "$MODE" ]]; then
-  if ip netns add "$TAG-probe" 2>/dev/null; then
-    ip netns del "$TAG-probe"
+  if fleet_namespaces_allowed; then
     MODE=netns
   else
     log "network namespaces are not permitted here (ip netns add failed):"
@@ -81,26 +41,7 @@ MEMBER_FLAGS=(--members "$MEMBERS" --quorum 3 --min-pods 2 --window 30 --vote-tt
   --failures 3 --heartbeat-grace 4 --probe-interval-ms 500 --probe-timeout-ms 300 --lease-ttl 3)
 DECISION_DEADLINE=20  # seconds from a node's death to its recorded offline decision
 
-in_ns() {  # in_ns NAMESPACE CMD...: runs CMD inside NAMESPACE (netns mode) or here (loopback mode)
-  local ns=$1
-  shift
-  if [[ $MODE == netns ]]; then ip netns exec "$ns" "$@"; else "$@"; fi
-}
-# spawn NAMESPACE CMD...: starts CMD in the background as a process of its own (so that $! is
-# CMD itself, not a subshell, and killing $! kills CMD).
-spawn() {
-  local ns=$1
-  shift
-  if [[ $MODE == netns ]]; then exec ip netns exec "$ns" "$@"; else exec "$@"; fi
-}
-# reap PID: kills PID at once and collects it without the shell's "Killed" notice.
-reap() {
-  kill -KILL "$1" 2>/dev/null
-  { wait "$1"; } 2>/dev/null
-}
-
 if [[ $MODE == netns ]]; then
-  HUB="$TAG-hub"
   ETCD_ADDR=10.213.0.1
   ETCD_PORT=2379
   PEER_PORT=2380
@@ -109,24 +50,11 @@ if [[ $MODE == netns ]]; then
   member_ip() { echo "10.213.0.1$1"; }
   node_ip() { echo "10.213.0.2$1"; }
   NODE_PORT=8080
-  add_ns() {
-    ip netns add "$1" && NAMESPACES+=("$1") && ip -n "$1" link set lo up
-  }
-  # attach NAMESPACE IP: a veth from the hub's bridge into NAMESPACE with address IP.
-  attach() {
-    local ns=$1 ip=$2 port="v${2##*.}"
-    ip -n "$HUB" link add "$port" type veth peer name eth0 netns "$ns" &&
-      ip -n "$HUB" link set "$port" master br0 up &&
-      ip -n "$ns" addr add "$ip/24" dev eth0 &&
-      ip -n "$ns" link set eth0 up
-  }
   setup_network() {
-    add_ns "$HUB" || return 1
-    ip -n "$HUB" link add br0 type bridge && ip -n "$HUB" link set br0 up &&
-      ip -n "$HUB" addr add "$ETCD_ADDR/24" dev br0 || return 1
+    fleet_hub "$ETCD_ADDR" || return 1
     local i
-    for i in 1 2 3 4 5; do add_ns "$(member_ns $i)" && attach "$(member_ns $i)" "$(member_ip $i)" || return 1; done
-    for i in 1 2 3 4; do add_ns "$(node_ns $i)" && attach "$(node_ns $i)" "$(node_ip $i)" || return 1; done
+    for i in 1 2 3 4 5; do fleet_attach "$(member_ns $i)" "$(member_ip $i)" || return 1; done
+    for i in 1 2 3 4; do fleet_attach "$(node_ns $i)" "$(node_ip $i)" || return 1; done
   }
   # cut_path MEMBER NODE: the two can no longer reach each other (blackhole routes on both sides).
   cut_path() {
@@ -146,7 +74,6 @@ if [[ $MODE == netns ]]; then
     ip -n "$HUB" link set "v$(node_ip "$1" | cut -d. -f4)" down
   }
 else
-  HUB=""
   ETCD_ADDR=127.0.0.1
   ETCD_PORT=$((20000 + RANDOM % 20000))
   PEER_PORT=$((ETCD_PORT + 1))
@@ -244,8 +171,7 @@ wait_members_alive() {  # wait_members_alive COUNT SECONDS
 log "setting up: network, etcd, 4 nodes, 5 members"
 if ! setup_network; then
   fail "could not build the test network"
-  echo "$PASSED passed, $FAILED failed"
-  exit 1
+  finish
 fi
 {
   echo '{"nodes": ['
@@ -258,8 +184,7 @@ fi
 } >"$WORK/nodes.json"
 if ! start_etcd; then
   fail "etcd did not start (see etcd.log)"
-  echo "$PASSED passed, $FAILED failed"
-  exit 1
+  finish
 fi
 log "etcd up at $ETCD_URL"
 for i in 1 2 3 4; do start_node $i; done
@@ -369,5 +294,4 @@ fi
 
 log "decision records:"
 ectl get --prefix --keys-only "${PREFIX}decisions/" | grep . | sed 's/^/    /'
-echo "$PASSED passed, $FAILED failed"
-[[ $FAILED == 0 ]]
+finish

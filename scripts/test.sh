@@ -3,6 +3,7 @@
 # CTest (real etcd and HTTP servers on loopback included), and, unless SKIP_SANITIZERS=1,
 # everything that runs again under sanitizers: every suite (the command's CLI tests included) and
 # the MAGI fault test with real processes in network namespaces under AddressSanitizer and UBSan
+# (the live MAGI test, with serve and agents, runs on the plain build)
 # (SKIP_SANITIZERS=1 runs that test on the plain build instead), the MAGI member's and the
 # service's suites under ThreadSanitizer, and the fuzzers of every input format
 # (scripts/fuzz.sh). In CI (CI=true) a test whose inputs (../shared, etcd) are missing fails
@@ -12,6 +13,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+# MAGI in the running system: etcd, serve, members and agents in network namespaces.
+bash scripts/magi_live_test.sh build/archimedes
 if [ "${SKIP_SANITIZERS:-0}" == 1 ]; then
   bash scripts/magi_fault_test.sh build/archimedes
 else

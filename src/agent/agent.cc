@@ -120,6 +120,28 @@ class Agent::Impl {
   std::string cgroups() const { return cgroups_.Describe(); }
 
   void Run(const std::atomic<bool>& stop) {
+    httplib::Server health;
+    std::thread health_listener;
+    if (!options_.health_listen.empty()) {
+      health.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content("ok " + options_.node + "\n", "text/plain");
+      });
+      const size_t colon = options_.health_listen.rfind(':');
+      if (!health.bind_to_port(options_.health_listen.substr(0, colon),
+                               std::stoi(options_.health_listen.substr(colon + 1)))) {
+        throw AgentError("cannot listen on " + options_.health_listen + " for /healthz");
+      }
+      health_listener = std::thread([&health] { health.listen_after_bind(); });
+    }
+    struct StopHealth {
+      httplib::Server& server;
+      std::thread& listener;
+      ~StopHealth() {
+        if (!listener.joinable()) return;
+        server.stop();
+        listener.join();
+      }
+    } stop_health{health, health_listener};
     Register(stop);
     std::thread poller([this, &stop] { Poll(stop); });
     auto next_usage = Clock::now() + std::chrono::milliseconds(options_.usage_every_ms);
@@ -183,6 +205,7 @@ class Agent::Impl {
                  {"allocatable", EncodeResources(allocatable)}};
     if (!options_.pod.empty()) spec["pod"] = options_.pod;
     if (!options_.zone.empty()) spec["zone"] = options_.zone;
+    if (!options_.address.empty()) spec["address"] = options_.address;
     const json body = {{"apiVersion", "archimedes.io/v1"},
                        {"kind", "Node"},
                        {"metadata", {{"name", options_.node}, {"labels", options_.labels}}},

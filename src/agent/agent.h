@@ -45,6 +45,10 @@ struct AgentOptions {
   int64_t usage_every_ms = 10000;
   int64_t stop_grace_ms = 10000;
   int64_t poll_wait_s = 20;
+  // HOST:PORT where the agent answers GET /healthz (what MAGI's members probe); "" for none. The
+  // node is registered with `address` (HOST:PORT others reach it at) when that is given.
+  std::string health_listen;
+  std::string address;
   std::function<void(const std::string&)> log;  // a line per thing that happened
 };
 
@@ -61,7 +65,8 @@ class Agent {
   std::string cgroups() const;
 
   // Registers the node (retrying while the server cannot be reached) and runs until `stop` is
-  // set. Throws AgentError when the server refuses the node (another capacity under its name).
+  // set. Throws AgentError when the server refuses the node (another capacity under its name) or
+  // the health address cannot be listened on.
   void Run(const std::atomic<bool>& stop);
 
  private:

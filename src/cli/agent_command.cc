@@ -8,11 +8,13 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "agent/agent.h"
 #include "cli/commands.h"
 #include "cli/duration_flag.h"
+#include "model/host_port.h"
 #include "model/quantity.h"
 
 namespace archimedes::cli {
@@ -70,6 +72,18 @@ int Run(AgentArgs& args) {
   if (!args.capacity.empty()) options.capacity = ParseResourceList("--capacity", args.capacity);
   if (!args.reserved.empty()) options.reserved = ParseResourceList("--reserved", args.reserved);
   options.cgroups = !args.no_cgroups;
+  for (const auto& [flag, value] : {std::pair{"--health-listen", options.health_listen},
+                                    std::pair{"--address", options.address}}) {
+    if (const std::string problem = HostPortProblem(value); !value.empty() && !problem.empty()) {
+      throw CLI::ValidationError(flag, problem);
+    }
+  }
+  if (options.address.empty() && !options.health_listen.empty()) {
+    const std::string host = options.health_listen.substr(0, options.health_listen.rfind(':'));
+    options.address = host == "0.0.0.0" || host == "::" || host == "[::]"
+                          ? HostName() + options.health_listen.substr(host.size())
+                          : options.health_listen;
+  }
   options.log = [](const std::string& line) {
     std::cerr << "archimedes agent: " << line << std::endl;
   };
@@ -84,7 +98,12 @@ int Run(AgentArgs& args) {
 
   Agent agent(options);
   std::cout << "archimedes agent: node " << options.node << ", server " << options.server
-            << ", state " << options.state_dir << ", " << agent.cgroups() << std::endl;
+            << ", state " << options.state_dir << ", " << agent.cgroups()
+            << (options.health_listen.empty()
+                    ? std::string(", no health endpoint")
+                    : ", /healthz on " + options.health_listen + " (reached at " +
+                          options.address + ")")
+            << std::endl;
   std::atomic<bool> stop{false};
   std::thread watcher([&stop, signals] {
     int received = 0;
@@ -129,6 +148,11 @@ void AddAgentCommand(CLI::App& app) {
   cmd->add_option("--cgroup", o.cgroup_name,
                   "Name of the agent's group in each cgroup hierarchy (one per agent on a machine)")
       ->capture_default_str();
+  cmd->add_option("--health-listen", o.health_listen,
+                  "HOST:PORT to answer GET /healthz on, for MAGI's probes (default: none)");
+  cmd->add_option("--address", o.address,
+                  "HOST:PORT at which MAGI reaches the health endpoint (default: --health-listen, "
+                  "with the host name for 0.0.0.0)");
   cmd->add_flag("--no-cgroups", args->no_cgroups,
                 "Run containers as plain processes, without cgroup limits");
   AddDurationFlag(cmd, "--usage-every-ms", &o.usage_every_ms,

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -13,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -23,7 +21,10 @@
 #include "magi/member.h"
 #include "magi/network_observer.h"
 #include "magi/probe.h"
+#include "magi/service_nodes.h"
+#include "model/host_port.h"
 #include "model/limits.h"
+#include "model/wall_clock.h"
 #include "store/etcd_store.h"
 #include "trace/magi_nodes_file.h"
 
@@ -41,12 +42,14 @@ struct MagiOptions {
   std::string pod;
   std::string store;
   std::string nodes_file;
+  std::string nodes_from;
   std::string members;
   int quorum = 3;
   int min_pods = 2;
   int64_t window = 120;
   int64_t vote_ttl = 30;
   int failures = 3;
+  int readmit_after = magi::JudgePolicy{}.answers_to_readmit;
   int64_t heartbeat_grace = 30;
   int64_t probe_interval_ms = 1000;
   int64_t probe_timeout_ms = 500;
@@ -57,12 +60,6 @@ struct MagiOptions {
   std::string serve_health;
   std::string name;
 };
-
-int64_t NowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Sleeps until a stop signal or the end of `duration` seconds (0: until a signal).
 void WaitForStop(int64_t duration, const std::function<void()>& every_second) {
@@ -78,21 +75,12 @@ void WaitForStop(int64_t duration, const std::function<void()>& every_second) {
 }
 
 void ServeHealth(const MagiOptions& o) {
+  if (const std::string problem = HostPortProblem(o.serve_health); !problem.empty()) {
+    throw std::invalid_argument("--serve-health " + problem);
+  }
   const size_t colon = o.serve_health.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == o.serve_health.size() ||
-      o.serve_health.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-    throw std::invalid_argument("--serve-health \"" + o.serve_health + "\" is not HOST:PORT");
-  }
   const std::string host = o.serve_health.substr(0, colon);
-  // Parsed here with its range: an int would be cut to 16 bits by the server and listen elsewhere.
-  const std::string_view port_text = std::string_view(o.serve_health).substr(colon + 1);
-  int port = 0;
-  const auto [end, error] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (error != std::errc() || port < 1 || port > 65535) {
-    throw std::invalid_argument("--serve-health \"" + o.serve_health + "\": port " +
-                                std::string(port_text) + " is outside [1, 65535]");
-  }
+  const int port = std::stoi(o.serve_health.substr(colon + 1));
   const std::string name = o.name.empty() ? o.serve_health : o.name;
   httplib::Server server;
   server.Get("/healthz", [&name](const httplib::Request&, httplib::Response& res) {
@@ -111,7 +99,7 @@ void ServeHealth(const MagiOptions& o) {
   WaitForStop(o.duration, [&] {
     if (!store) return;
     try {
-      store->Put(heartbeat_key, nlohmann::json{{"at", NowSeconds()}}.dump());
+      store->Put(heartbeat_key, nlohmann::json{{"at", WallSeconds()}}.dump());
     } catch (const StoreError&) {
       // The heartbeat channel is down; members judge from their own probes.
     }
@@ -135,10 +123,18 @@ void RunMember(const MagiOptions& o) {
   config.id = o.id;
   config.pod = o.pod;
   config.members = magi::ParseMembers(o.members);
-  config.nodes = ReadNodeTargets(o.nodes_file);
+  if (o.nodes_from.empty()) {
+    config.nodes = ReadNodeTargets(o.nodes_file);
+  } else {
+    const auto timeout = std::chrono::milliseconds(std::max<int64_t>(o.probe_timeout_ms, 2000));
+    config.nodes_source = [servers = o.nodes_from, timeout] {
+      return magi::ReadServiceNodes(servers, timeout);
+    };
+  }
   config.rule = magi::QuorumRule{o.quorum, o.min_pods, o.window, o.vote_ttl};
   config.policy.failures_to_suspect = o.failures;
   config.policy.heartbeat_grace = o.heartbeat_grace;
+  config.policy.answers_to_readmit = o.readmit_after;
   config.probe_interval = std::chrono::milliseconds(o.probe_interval_ms);
   config.lease_ttl = o.lease_ttl;
   config.key_prefix = o.key_prefix;
@@ -159,6 +155,9 @@ void AddMagiCommand(CLI::App& app) {
   cmd->add_option("--pod", o->pod, "This member's POD (failure domain)");
   cmd->add_option("--store", o->store, "etcd endpoint, e.g. http://127.0.0.1:2379");
   cmd->add_option("--nodes", o->nodes_file, "JSON file of the nodes to watch (docs/magi.md)");
+  cmd->add_option("--nodes-from", o->nodes_from,
+                  "Watch the nodes archimedes serve knows instead: its URL (or several, "
+                  "comma-separated), read every 5 s");
   cmd->add_option("--members", o->members, "The membership: ID=POD,... e.g. 1=pod-a,2=pod-b");
   cmd->add_option("--quorum", o->quorum, "Yes votes needed for a decision")->capture_default_str();
   cmd->add_option("--min-pods", o->min_pods, "Distinct PODs the yes votes must come from")
@@ -168,7 +167,13 @@ void AddMagiCommand(CLI::App& app) {
   AddDurationFlag(cmd, "--vote-ttl", &o->vote_ttl, "Age after which a vote no longer counts", 1,
                   kMaxDurationSeconds);
   cmd->add_option("--failures", o->failures, "Failed probes in a row before voting yes")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--readmit-after", o->readmit_after,
+                  "Probes in a row a node recorded offline must answer before voting to readmit "
+                  "it; 0: only an operator readmits")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   AddDurationFlag(cmd, "--heartbeat-grace", &o->heartbeat_grace,
                   "A node heartbeat younger than this proves the node alive", 0,
                   kMaxDurationSeconds);
@@ -199,9 +204,12 @@ void AddMagiCommand(CLI::App& app) {
     for (auto [flag, missing] : {std::pair{"--id", o->id == 0},
                                  {"--pod", o->pod.empty()},
                                  {"--store", o->store.empty()},
-                                 {"--nodes", o->nodes_file.empty()},
                                  {"--members", o->members.empty()}}) {
       if (missing) throw std::invalid_argument(std::string("magi: ") + flag + " is required");
+    }
+    if (o->nodes_file.empty() == o->nodes_from.empty()) {
+      throw std::invalid_argument(
+          "magi: give exactly one of --nodes (a file) and --nodes-from (archimedes serve's URL)");
     }
     RunMember(*o);
   });

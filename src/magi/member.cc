@@ -9,21 +9,18 @@
 #include <thread>
 #include <utility>
 
+#include "model/wall_clock.h"
+
 namespace archimedes::magi {
 namespace {
 
 using nlohmann::json;
 
-constexpr ProposalKind kKinds[] = {ProposalKind::kNodeOffline, ProposalKind::kMigrate};
+constexpr ProposalKind kKinds[] = {ProposalKind::kNodeOffline, ProposalKind::kMigrate,
+                                   ProposalKind::kReadmit};
 
 std::string Suffix(ProposalKind kind, const std::string& node) {
   return std::string(ProposalKindName(kind)) + "/" + node;
-}
-
-int64_t WallSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -69,7 +66,12 @@ void ValidateConfig(const MemberConfig& config) {
     throw std::invalid_argument("member " + std::to_string(config.id) +
                                 " is not in the membership");
   }
-  if (config.nodes.empty()) throw std::invalid_argument("no nodes to watch");
+  if (config.nodes.empty() && !config.nodes_source) {
+    throw std::invalid_argument("no nodes to watch");
+  }
+  if (config.nodes_source && config.nodes_refresh.count() <= 0) {
+    throw std::invalid_argument("the nodes' refresh interval must be positive");
+  }
   if (config.probe_interval.count() <= 0) {
     throw std::invalid_argument("probe interval must be positive");
   }
@@ -147,12 +149,44 @@ MagiMember::MagiMember(MemberConfig config, KvStore& store, NodeObserver& observ
   }
   heartbeat_head_ =
       "{\"id\":" + std::to_string(config_.id) + ",\"pod\":" + json(config_.pod).dump();
-  evidence_.resize(config_.nodes.size());
-  for (size_t i = 0; i < config_.nodes.size(); ++i) {
-    index_[config_.nodes[i].name] = i;
-    evidence_[i].node = config_.nodes[i].name;
-    evidence_[i].tcp_ok = evidence_[i].http_ok = true;
+  std::vector<NodeTarget> nodes = std::move(config_.nodes);
+  config_.nodes.clear();
+  SetNodes(std::move(nodes));
+}
+
+void MagiMember::SetNodes(std::vector<NodeTarget> nodes) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!index.emplace(nodes[i].name, i).second) {
+      throw std::invalid_argument("node \"" + nodes[i].name + "\" is listed twice");
+    }
   }
+  // What is known of the nodes that stay goes with them; a new node starts answering, unjudged.
+  std::vector<NodeEvidence> evidence(nodes.size());
+  std::vector<int> last_failed(nodes.size(), rounds_);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (auto old = index_.find(nodes[i].name); old != index_.end()) {
+      evidence[i] = std::move(evidence_[old->second]);
+      last_failed[i] = last_failed_[old->second];
+    } else {
+      evidence[i].node = nodes[i].name;
+      evidence[i].tcp_ok = evidence[i].http_ok = true;
+    }
+  }
+  std::vector<size_t> missed;
+  for (size_t n : missed_) {
+    if (auto now = index.find(config_.nodes[n].name); now != index.end()) {
+      missed.push_back(now->second);
+    }
+  }
+  std::sort(missed.begin(), missed.end());
+  config_.nodes = std::move(nodes);
+  index_ = std::move(index);
+  evidence_ = std::move(evidence);
+  last_failed_ = std::move(last_failed);
+  missed_ = std::move(missed);
+  // Decisions are matched to nodes by index: read them again.
+  decisions_seen_.clear();
 }
 
 void MagiMember::Log(int64_t now, const std::string& line) {
@@ -183,6 +217,7 @@ void MagiMember::Probe(int64_t now) {
     e.http_ok = m.result.http_ok;
     e.last_error = std::move(m.result.error);
     e.consecutive_failures = up ? 0 : e.consecutive_failures + 1;
+    if (!up) last_failed_[m.node] = rounds_;
     log_change(e, was_up);
     now_missed.push_back(m.node);
   }
@@ -223,6 +258,7 @@ NodeEvidence MagiMember::Evidence(const std::string& node, int64_t now) {
   const size_t n = index_.at(node);
   NodeEvidence e = evidence_[n];
   e.probes = rounds_;
+  e.consecutive_answers = rounds_ - last_failed_[n];
   e.heartbeat_age = observer_.HeartbeatAges({node}, now).front();
   e.offline_decided = offline_.count(n) > 0;
   return e;
@@ -290,15 +326,23 @@ void MagiMember::ReadProposals() {
 
 void MagiMember::Judge(int64_t now) {
   judged_.clear();
-  if (missed_.empty() && proposals_.empty()) return;
+  const bool readmits = config_.policy.answers_to_readmit > 0;
+  if (missed_.empty() && proposals_.empty() && !(readmits && !offline_.empty())) return;
   const std::string prefix = Key("proposals/");
   for (ProposalKind kind : kKinds) {
+    if (kind == ProposalKind::kReadmit && !readmits) continue;
     // Only a node whose latest probe got no answer at all can draw a yes; migrate needs it
-    // recorded offline too. Every other node is judged only when a proposal asks about it.
+    // recorded offline too, and readmission a node recorded offline that answered. Every other
+    // node is judged only when a proposal asks about it.
     std::set<size_t> nodes;
+    if (kind == ProposalKind::kReadmit) {
+      for (size_t n : offline_) {
+        if (evidence_[n].tcp_ok || evidence_[n].http_ok) nodes.insert(n);
+      }
+    }
     for (size_t n : missed_) {
       const NodeEvidence& e = evidence_[n];
-      if (e.tcp_ok || e.http_ok) continue;
+      if (kind == ProposalKind::kReadmit || e.tcp_ok || e.http_ok) continue;
       if (kind == ProposalKind::kMigrate && offline_.count(n) == 0) continue;
       nodes.insert(n);
     }
@@ -321,6 +365,7 @@ void MagiMember::Judge(int64_t now) {
   for (size_t i = 0; i < judged_.size(); ++i) {
     NodeEvidence& e = judged_[i].evidence;
     e.probes = rounds_;
+    e.consecutive_answers = rounds_ - last_failed_[judged_[i].node];
     e.heartbeat_age = ages[i];
     e.offline_decided = offline_.count(judged_[i].node) > 0;
     judged_[i].judgement = magi::Judge(judged_[i].kind, e, vantage_, config_.policy);
@@ -442,7 +487,9 @@ void MagiMember::Decide(int64_t now) {
                                    j["cast_at"].get<int64_t>()});
       }
       const Decision d = magi::Decide(v.proposal, votes, config_.members, config_.rule, now);
-      if (d.outcome == Outcome::kPassed) {
+      if (d.outcome == Outcome::kPassed && v.proposal.kind == ProposalKind::kReadmit) {
+        Readmit(v, d, now);
+      } else if (d.outcome == Outcome::kPassed) {
         if (store_.CreateIfAbsent(Key("decisions/" + suffix), DecisionRecord(d, config_.id))
                 .created) {
           Log(now, "recorded decision " + Describe(d));
@@ -462,6 +509,34 @@ void MagiMember::Decide(int64_t now) {
   }
 }
 
+// A passed readmission clears the node's offline and migrate decisions, closes the proposal and
+// keeps the record under readmissions/<node>, in one transaction: a decision recorded again since the vote
+// (another create revision) is not cleared by it.
+void MagiMember::Readmit(const Voted& v, const Decision& d, int64_t now) {
+  const std::string offline_key = Key("decisions/" + Suffix(ProposalKind::kNodeOffline,
+                                                            v.proposal.node));
+  const std::optional<KeyValue> offline = store_.Get(offline_key);
+  const std::string suffix = Suffix(v.proposal.kind, v.proposal.node);
+  // The migrate decision goes too: a later failure of the node is decided afresh.
+  std::vector<TxnOp> ops = {
+      {TxnOp::Kind::kDelete, v.proposal_kv.key, "", 0},
+      {TxnOp::Kind::kDelete, Key("decisions/" + Suffix(ProposalKind::kMigrate, v.proposal.node)),
+       "", 0},
+      {TxnOp::Kind::kPut, Key("readmissions/" + v.proposal.node), DecisionRecord(d, config_.id),
+       0}};
+  std::vector<Compare> compares = {{v.proposal_kv.key, Compare::Target::kModRevision,
+                                    Compare::Result::kEqual, v.proposal_kv.mod_revision, ""}};
+  if (offline) {
+    ops.push_back({TxnOp::Kind::kDelete, offline_key, "", 0});
+    compares.push_back({offline_key, Compare::Target::kCreateRevision, Compare::Result::kEqual,
+                        offline->create_revision, ""});
+  }
+  if (store_.Txn(compares, ops, {}).succeeded) {
+    Log(now, "recorded decision " + Describe(d) + "; node " + v.proposal.node + " readmitted");
+    store_.DeletePrefix(Key("votes/" + suffix + "/"));
+  }
+}
+
 void MagiMember::Tick(int64_t now) {
   Observe(now);
   Propose(now);
@@ -469,15 +544,58 @@ void MagiMember::Tick(int64_t now) {
   Decide(now);
 }
 
+void MagiMember::RefreshNodes(int64_t now) {
+  std::vector<NodeTarget> nodes;
+  try {
+    nodes = config_.nodes_source();
+  } catch (const std::exception& e) {
+    if (nodes_source_ok_) Log(now, std::string(e.what()) + "; watching the nodes known so far");
+    nodes_source_ok_ = false;
+    return;
+  }
+  if (!nodes_source_ok_) Log(now, "reading the nodes again");
+  nodes_source_ok_ = true;
+  const bool same = std::equal(nodes.begin(), nodes.end(), config_.nodes.begin(),
+                               config_.nodes.end(), [](const NodeTarget& a, const NodeTarget& b) {
+                                 return a.name == b.name && a.pod == b.pod &&
+                                        a.address == b.address && a.health_url == b.health_url;
+                               });
+  if (same) return;
+  std::string joined;
+  std::string left;
+  for (const NodeTarget& n : nodes) {
+    if (index_.count(n.name) == 0) joined += " " + n.name;
+  }
+  std::set<std::string> names;
+  for (const NodeTarget& n : nodes) names.insert(n.name);
+  for (const NodeTarget& n : config_.nodes) {
+    if (names.count(n.name) == 0) left += " " + n.name;
+  }
+  try {
+    SetNodes(std::move(nodes));
+  } catch (const std::invalid_argument& e) {
+    Log(now, std::string("ignoring the new list of nodes: ") + e.what());
+    return;
+  }
+  Log(now, "watching " + std::to_string(config_.nodes.size()) + " nodes" +
+               (joined.empty() ? "" : "; joined:" + joined) +
+               (left.empty() ? "" : "; left:" + left));
+}
+
 void MagiMember::Run(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto next = start;
+  auto next_refresh = start;
   Log(WallSeconds(), "watching " + std::to_string(config_.nodes.size()) + " nodes through " +
                          store_.name() + ", quorum " + std::to_string(config_.rule.min_yes) +
                          " of " + std::to_string(config_.members.size()) + " from " +
                          std::to_string(config_.rule.min_pods) + " PODs");
   while (!stop && (duration.count() == 0 || Clock::now() - start < duration)) {
+    if (config_.nodes_source && Clock::now() >= next_refresh) {
+      RefreshNodes(WallSeconds());
+      next_refresh = Clock::now() + config_.nodes_refresh;
+    }
     Tick(WallSeconds());
     next += config_.probe_interval;
     while (!stop && Clock::now() < next) {

@@ -20,9 +20,10 @@
 //  - The member's heartbeat and votes live under its own lease (TTL `lease_ttl`), so a member that
 //    dies or is cut off loses them within the TTL; a lost lease is replaced on the next round.
 //  - Nodes recorded offline are left out of the member's vantage evidence, so that many dead
-//    nodes do not make it believe itself isolated. A decision is never deleted by a member:
-//    clearing it (readmitting the node) is an operator's act, after which the node is judged
-//    afresh.
+//    nodes do not make it believe itself isolated. A node-offline decision is cleared only by a
+//    passed readmit proposal (the node answered `answers_to_readmit` probes in a row, as seen by
+//    a quorum; the record moves to readmissions/<node>) or by an operator deleting it; the node is
+//    then judged afresh.
 #ifndef ARCHIMEDES_MAGI_MEMBER_H_
 #define ARCHIMEDES_MAGI_MEMBER_H_
 
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -54,10 +56,16 @@ struct MemberConfig {
   std::chrono::milliseconds probe_interval{1000};  // between rounds, for Run
   int64_t lease_ttl = 5;
   std::string key_prefix = "/archimedes/magi/";
+  // Where Run reads the nodes again every `nodes_refresh` (the fleet as the service knows it,
+  // magi/service_nodes.h); unset: `nodes` stay. What it throws is logged once and the nodes known
+  // so far are watched.
+  std::function<std::vector<NodeTarget>()> nodes_source;
+  std::chrono::milliseconds nodes_refresh{5000};
 };
 
 // Throws std::invalid_argument naming the problem: the member is not in the membership or sits
-// in another POD, the rule cannot be met, no nodes, an interval or TTL is not positive.
+// in another POD, the rule cannot be met, no nodes (and no source of them), an interval or TTL is
+// not positive.
 void ValidateConfig(const MemberConfig& config);
 
 // Parses "1=pod-a,2=pod-b,..." into a membership; throws std::invalid_argument on bad text.
@@ -92,6 +100,10 @@ class MagiMember {
   // Its vantage point after its latest round, counting the nodes not in `held_offline`.
   VantageEvidence Vantage(const std::set<std::string>& held_offline) const;
 
+  // Watches `nodes` from the next round on (the fleet changed): what is known of the nodes that
+  // stay is kept. Throws std::invalid_argument when a name is listed twice.
+  void SetNodes(std::vector<NodeTarget> nodes);
+
   const MemberConfig& config() const { return config_; }
 
  private:
@@ -116,6 +128,8 @@ class MagiMember {
   void ReadProposals();
   void Judge(int64_t now);
   void StoreFailed(int64_t now, const StoreError& error);
+  void Readmit(const Voted& voted, const Decision& decision, int64_t now);
+  void RefreshNodes(int64_t now);
   std::string Key(const std::string& suffix) const { return config_.key_prefix + suffix; }
   void Log(int64_t now, const std::string& line);
 
@@ -130,10 +144,12 @@ class MagiMember {
   // The latest probe of each node (by index); `probes` is left 0, rounds_ holds it.
   std::vector<NodeEvidence> evidence_;
   std::vector<size_t> missed_;  // nodes whose latest probe missed an answer, in order
+  std::vector<int> last_failed_;  // by node: the round its probe last got no answer at all
   int rounds_ = 0;
   int peers_alive_ = 0;
   int64_t lease_ = 0;
   bool store_reachable_ = true;
+  bool nodes_source_ok_ = true;
   std::vector<std::string> decisions_seen_;   // decision keys on record, logged and tidied
   std::map<std::string, Verdict> last_vote_;  // by vote key, to log only changes
 

@@ -13,6 +13,8 @@ std::string_view ProposalKindName(ProposalKind kind) {
       return "node-offline";
     case ProposalKind::kMigrate:
       return "migrate";
+    case ProposalKind::kReadmit:
+      return "readmit";
   }
   return "unknown";
 }
@@ -20,6 +22,7 @@ std::string_view ProposalKindName(ProposalKind kind) {
 std::optional<ProposalKind> ParseProposalKind(std::string_view name) {
   if (name == "node-offline") return ProposalKind::kNodeOffline;
   if (name == "migrate") return ProposalKind::kMigrate;
+  if (name == "readmit") return ProposalKind::kReadmit;
   return std::nullopt;
 }
 
@@ -73,14 +76,35 @@ bool IsIsolated(const VantageEvidence& vantage, const JudgePolicy& policy, std::
   return false;
 }
 
+namespace {
+
+Judgement JudgeReadmission(const NodeEvidence& node, const JudgePolicy& policy) {
+  if (!node.tcp_ok && !node.http_ok) {
+    return {Verdict::kNo, "node still unreachable: " + node.last_error};
+  }
+  if (policy.answers_to_readmit <= 0) {
+    return {Verdict::kAbstain, "readmission is an operator's act here"};
+  }
+  const std::string answered = std::to_string(node.consecutive_answers) + " of " +
+                               std::to_string(policy.answers_to_readmit) +
+                               " probes answered in a row";
+  if (node.consecutive_answers < policy.answers_to_readmit) {
+    return {Verdict::kAbstain, answered + " so far"};
+  }
+  return {Verdict::kYes, "node answers again: " + answered};
+}
+
+}  // namespace
+
 Judgement Judge(ProposalKind kind, const NodeEvidence& node, const VantageEvidence& vantage,
                 const JudgePolicy& policy) {
   std::string isolated_why;
   if (IsIsolated(vantage, policy, &isolated_why)) return {Verdict::kAbstain, isolated_why};
-  if (kind == ProposalKind::kMigrate && !node.offline_decided) {
+  if (kind != ProposalKind::kNodeOffline && !node.offline_decided) {
     return {Verdict::kNo, "node is not recorded offline"};
   }
   if (node.probes == 0) return {Verdict::kAbstain, "no probe of the node yet"};
+  if (kind == ProposalKind::kReadmit) return JudgeReadmission(node, policy);
   if (node.tcp_ok || node.http_ok) {
     return {Verdict::kNo, std::string("node answers: tcp ") + (node.tcp_ok ? "ok" : "failed") +
                               ", http " + (node.http_ok ? "ok" : "failed")};

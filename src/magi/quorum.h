@@ -8,7 +8,8 @@
 //    about the member than about the node.
 //  - Judge votes yes only when the member's own probes have failed `failures_to_suspect` times in a
 //    row AND the node's heartbeat channel (the API server's view), when known, also looks dead; a
-//    fresh heartbeat means the node is alive and only this path is broken.
+//    fresh heartbeat means the node is alive and only this path is broken. On readmitting a node
+//    recorded offline it votes yes once the node answered `answers_to_readmit` probes in a row.
 //  - Decide counts only votes of known members, the latest vote per member, cast inside the
 //    proposal's voting window and younger than `vote_ttl`. A proposal passes with at least
 //    `min_yes` yes votes from at least `min_pods` distinct PODs (PODs come from the membership,
@@ -25,13 +26,14 @@
 
 namespace archimedes::magi {
 
-enum class ProposalKind : uint8_t { kNodeOffline, kMigrate };
+enum class ProposalKind : uint8_t { kNodeOffline, kMigrate, kReadmit };
 
-// "node-offline", "migrate".
+// "node-offline", "migrate", "readmit".
 std::string_view ProposalKindName(ProposalKind kind);
 std::optional<ProposalKind> ParseProposalKind(std::string_view name);
 
-// A question put to the members about one node: "is it offline?" or "migrate its containers?".
+// A question put to the members about one node: "is it offline?", "migrate its containers?" or
+// "take the node recorded offline back?".
 struct Proposal {
   ProposalKind kind = ProposalKind::kNodeOffline;
   std::string node;
@@ -44,13 +46,14 @@ struct NodeEvidence {
   std::string node;
   int probes = 0;                // probes made so far; 0 means "no data yet"
   int consecutive_failures = 0;  // latest probes in a row where TCP and HTTP both failed
+  int consecutive_answers = 0;   // latest probes in a row where it answered TCP or HTTP
   bool tcp_ok = false;           // results of the latest probe
   bool http_ok = false;
   std::string last_error;  // why the latest probe failed, for the record
   // Age of the node's last heartbeat as the API server sees it; nullopt when the member has no
   // such channel.
   std::optional<int64_t> heartbeat_age;
-  // For a migrate proposal: whether the quorum already recorded the node offline.
+  // For migrate and readmit proposals: whether the quorum already recorded the node offline.
   bool offline_decided = false;
 };
 
@@ -70,6 +73,9 @@ struct JudgePolicy {
   double min_reachable_node_share = 0.5;
   // The member must see at least half of its peers, or it considers itself cut off.
   bool require_peer_majority = true;
+  // Probes in a row a node recorded offline must answer before the member votes to readmit it;
+  // 0: never (an operator readmits by deleting the decision).
+  int answers_to_readmit = 10;
 };
 
 enum class Verdict : uint8_t { kYes, kNo, kAbstain };

@@ -7,6 +7,7 @@
 
 #include "engine/policy.h"
 #include "model/duration.h"
+#include "model/wall_clock.h"
 #include "server/api_error.h"
 #include "server/etcd_location.h"
 #include "server/magi_decisions.h"
@@ -51,12 +52,6 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
     throw JournalError("cannot create the data folder " + config.data + ": " + error.message());
   }
   return std::make_unique<SqliteJournal>(JournalPath(config), settings);
-}
-
-int64_t WallSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace

@@ -65,8 +65,8 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"cycle", "scheduling cycle period (a duration: 1s)"},
       {"usage-round", "how often reported usage goes to the engine (a duration: 60s)"},
       {"node-grace",
-       "wall clock and sqlite store: a node whose agent is silent this long turns NotReady, its "
-       "containers placed again (a duration: 40s; 0s: never)"},
+       "wall clock: a node whose agent is silent this long turns NotReady, its containers placed "
+       "again; with etcd only Suspect until MAGI's quorum decides (a duration: 40s; 0s: never)"},
       {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
       {"http-threads", "requests served at once; each waiting long-poll holds one"},
   };

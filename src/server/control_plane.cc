@@ -185,15 +185,20 @@ Reply ControlPlane::PutNode(const Event& event) {
         request.node.allocatable != current.allocatable || request.node.zone != current.zone ||
         request.node.pod != current.pod || request.node.taints != current.taints) {
       throw Invalid(what +
-                        ": only its labels may change; delete and add it again to change its "
-                        "capacity, allocatable, zone, pod or taints",
+                        ": only its labels and address may change; delete and add it again to "
+                        "change its capacity, allocatable, zone, pod or taints",
                     "spec");
     }
-    if (request.node.labels == current.labels) return {200, NodeJson(event.target, record)};
+    if (request.node.labels == current.labels && request.address == record.address) {
+      return {200, NodeJson(event.target, record)};
+    }
     const int64_t version = Commit(event);
-    engine_.SetNodeLabels(record.id, request.node.labels);
-    Drain();
+    if (request.node.labels != current.labels) {
+      engine_.SetNodeLabels(record.id, request.node.labels);
+      Drain();
+    }
     it->second.version = version;
+    it->second.address = request.address;
     return {200, NodeJson(event.target, it->second)};
   }
   if (request.meta.resource_version) {
@@ -206,7 +211,7 @@ Reply ControlPlane::PutNode(const Event& event) {
   const NodeId id = engine_.AddNode(request.node);
   Drain();
   NodeRecord& record = nodes_[event.target];
-  record = {.id = id, .version = version, .removed = false};
+  record = {.id = id, .version = version, .removed = false, .address = request.address};
   if (node_names_.size() <= static_cast<size_t>(id)) {
     node_names_.resize(id + 1);
     node_actions_.resize(id + 1);
@@ -920,10 +925,12 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
       usage.amount[d] += std::llround(containers_[id].usage.usage[d]);
     }
   }
+  nlohmann::json spec = EncodeNodeSpec(node);
+  if (!r.address.empty()) spec["address"] = r.address;
   return {{"apiVersion", kApiVersion},
           {"kind", "Node"},
           {"metadata", Metadata(name, r.version, node.labels)},
-          {"spec", EncodeNodeSpec(node)},
+          {"spec", spec},
           // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
           {"status",
            {{"condition", condition},

@@ -139,6 +139,7 @@ class ControlPlane {
     int64_t version = 0;
     bool removed = false;
     bool suspect = false;  // not ready, yet what runs there stays (NodeState::kSuspect)
+    std::string address;   // where its agent answers /healthz (NodeRequest::address)
   };
   // A container that ended badly, as its agent reported it (Kubernetes' lastState.terminated).
   struct Termination {

@@ -5,6 +5,7 @@
 
 #include "kube/kube_node.h"
 #include "model/duration.h"
+#include "model/host_port.h"
 #include "model/quantity.h"
 #include "server/api_error.h"
 #include "trace/json_reader.h"
@@ -158,6 +159,12 @@ NodeRequest DecodeNode(const std::string& name, const std::string& body) {
     if (auto z = spec.Find("zone")) r.node.zone = z->String();
     if (auto p = spec.Find("pod")) r.node.pod = p->String();
     if (auto t = spec.Find("taints")) r.node.taints = KubeField(*t, "spec.taints", DecodeTaints);
+    if (auto a = spec.Find("address")) {
+      r.address = a->String();
+      if (const std::string problem = HostPortProblem(r.address); !problem.empty()) {
+        a->Fail(problem);
+      }
+    }
     spec.RejectUnknownKeys();
     root.RejectUnknownKeys();
     return r;

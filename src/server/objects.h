@@ -34,6 +34,8 @@ struct ObjectMeta {
 struct NodeRequest {
   ObjectMeta meta;
   Node node;  // its labels are the metadata's
+  // HOST:PORT where the node's agent answers GET /healthz, which MAGI's members probe; "" if none.
+  std::string address;
 };
 // `name` is the path's; the body's metadata.name, when given, must equal it.
 NodeRequest DecodeNode(const std::string& name, const std::string& body);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "model/wall_clock.h"
 #include "server/api_error.h"
 #include "server/journal.h"
 
@@ -25,6 +26,19 @@ Reply ApiContext::Mutate(Event event) {
       throw ApiError(503, "NotLeader",
                      leader.empty() ? "this replica follows and no leader is known yet; retry soon"
                                     : "this replica follows; send writes to the leader, " + leader);
+    }
+    // Under the wall clock the engine's time is never more than a cycle behind the wall when a
+    // write applies: one that finds it further behind (before the first tick after a start or a
+    // takeover) brings it forward first, or a job would be submitted at a stale time.
+    if (config.clock == ClockMode::kWall && event.kind != EventKind::kClock &&
+        plane.now() + config.cycle_s < WallSeconds()) {
+      try {
+        plane.Apply({.kind = EventKind::kClock,
+                     .body = nlohmann::json{{"time", WallSeconds()}}.dump()},
+                    &journal_seq);
+      } catch (const ApiError&) {
+        // The wall clock stepped back meanwhile: the write applies at the engine's time.
+      }
     }
     reply = plane.Apply(std::move(event), &journal_seq);
   }

@@ -403,6 +403,8 @@ class Members {
       config.nodes = nodes;
       config.rule = params.rule;
       config.policy = params.judge;
+      // The simulation plays the operator who readmits nodes (docs/faults.md).
+      config.policy.answers_to_readmit = 0;
       config.probe_interval = std::chrono::seconds(params.probe_period_s);
       observers_.push_back(std::make_unique<WorldObserver>(world, pod, params.probe_timeout_ms));
       links_.push_back(std::make_unique<StoreLink>(store_, world, pod));

@@ -1,34 +1,15 @@
 #include "trace/magi_nodes_file.h"
 
-#include <charconv>
 #include <map>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "model/host_port.h"
 #include "trace/json_reader.h"
 
 namespace archimedes {
 namespace {
-
-// Why `address` is not HOST:PORT, or "".
-std::string AddressProblem(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
-    return "\"" + address + "\" is not HOST:PORT";
-  }
-  int port = 0;
-  const char* begin = address.data() + colon + 1;
-  const char* end = address.data() + address.size();
-  const auto [at, error] = std::from_chars(begin, end, port);
-  if (error == std::errc::invalid_argument || at != end || *begin == '-' || *begin == '+') {
-    return "\"" + address + "\" is not HOST:PORT";
-  }
-  if (error != std::errc() || port < 1 || port > 65535) {
-    return "\"" + address + "\": port " + std::string(begin, end) + " is outside [1, 65535]";
-  }
-  return "";
-}
 
 WatchedNode ReadNode(const JsonValue& value) {
   JsonObject object(value);
@@ -36,7 +17,7 @@ WatchedNode ReadNode(const JsonValue& value) {
   node.name = object.Require("name").Name();
   const JsonValue address = object.Require("address");
   node.address = address.String();
-  if (const std::string problem = AddressProblem(node.address); !problem.empty()) {
+  if (const std::string problem = HostPortProblem(node.address); !problem.empty()) {
     address.Fail(problem);
   }
   if (std::optional<JsonValue> pod = object.Find("pod")) node.pod = pod->String();
