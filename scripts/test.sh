@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite: the GoogleTest suites through
-# CTest (real etcd and HTTP servers on loopback included), and, unless SKIP_SANITIZERS=1,
-# everything that runs again under sanitizers: every suite (the command's CLI tests included) and
-# the MAGI fault test with real processes in network namespaces under AddressSanitizer and UBSan
-# (the live MAGI test, with serve and agents, runs on the plain build)
-# (SKIP_SANITIZERS=1 runs that test on the plain build instead), the MAGI member's and the
+# CTest (real etcd and HTTP servers on loopback included), the live MAGI test (etcd, serve,
+# members and agents in network namespaces), and, unless SKIP_SANITIZERS=1, everything that runs
+# again under sanitizers: every suite (the command's CLI tests included) and the MAGI fault test
+# with real processes in network namespaces under AddressSanitizer and UBSan (SKIP_SANITIZERS=1
+# runs that test on the plain build instead), the MAGI member's and the
 # service's suites under ThreadSanitizer, and the fuzzers of every input format
 # (scripts/fuzz.sh). In CI (CI=true) a test whose inputs (../shared, etcd) are missing fails
 # instead of skipping.
