@@ -99,10 +99,9 @@ int Run(AgentArgs& args) {
   Agent agent(options);
   std::cout << "archimedes agent: node " << options.node << ", server " << options.server
             << ", state " << options.state_dir << ", " << agent.cgroups()
-            << (options.health_listen.empty()
-                    ? std::string(", no health endpoint")
-                    : ", /healthz on " + options.health_listen + " (reached at " +
-                          options.address + ")")
+            << (options.health_listen.empty() ? std::string(", no health endpoint")
+                                              : ", /healthz on " + options.health_listen +
+                                                    " (reached at " + options.address + ")")
             << std::endl;
   std::atomic<bool> stop{false};
   std::thread watcher([&stop, signals] {
@@ -159,8 +158,8 @@ void AddAgentCommand(CLI::App& app) {
                   "How often the containers' usage is posted", 100, int64_t{3600} * 1000,
                   TimeUnit::kMilliseconds);
   AddDurationFlag(cmd, "--stop-grace-ms", &o.stop_grace_ms,
-                  "Between SIGTERM and SIGKILL when a container is stopped", 0, int64_t{3600} * 1000,
-                  TimeUnit::kMilliseconds);
+                  "Between SIGTERM and SIGKILL when a container is stopped", 0,
+                  int64_t{3600} * 1000, TimeUnit::kMilliseconds);
   AddDurationFlag(cmd, "--poll-wait", &o.poll_wait_s, "How long one long-poll of actions waits", 0,
                   60);
   cmd->callback([args] {

@@ -136,7 +136,7 @@ class Engine {
   // Unreachable from one observer only (a silent agent): nothing new is placed on it and what runs
   // there stays, until RecoverNode or FailNode says which it was (docs/magi.md).
   void SuspectNode(NodeId n);
-  void RemoveNode(NodeId n);   // drained (its containers evicted and re-placed), never used again
+  void RemoveNode(NodeId n);  // drained (its containers evicted and re-placed), never used again
   void SetNodeLabels(NodeId n, std::map<std::string, std::string> labels);
 
   // Services.

@@ -510,11 +510,11 @@ void MagiMember::Decide(int64_t now) {
 }
 
 // A passed readmission clears the node's offline and migrate decisions, closes the proposal and
-// keeps the record under readmissions/<node>, in one transaction: a decision recorded again since the vote
-// (another create revision) is not cleared by it.
+// keeps the record under readmissions/<node>, in one transaction: a decision recorded again since
+// the vote (another create revision) is not cleared by it.
 void MagiMember::Readmit(const Voted& v, const Decision& d, int64_t now) {
-  const std::string offline_key = Key("decisions/" + Suffix(ProposalKind::kNodeOffline,
-                                                            v.proposal.node));
+  const std::string offline_key =
+      Key("decisions/" + Suffix(ProposalKind::kNodeOffline, v.proposal.node));
   const std::optional<KeyValue> offline = store_.Get(offline_key);
   const std::string suffix = Suffix(v.proposal.kind, v.proposal.node);
   // The migrate decision goes too: a later failure of the node is decided afresh.

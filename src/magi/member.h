@@ -143,7 +143,7 @@ class MagiMember {
   std::string heartbeat_head_;           // the part of the member's heartbeat that never changes
   // The latest probe of each node (by index); `probes` is left 0, rounds_ holds it.
   std::vector<NodeEvidence> evidence_;
-  std::vector<size_t> missed_;  // nodes whose latest probe missed an answer, in order
+  std::vector<size_t> missed_;    // nodes whose latest probe missed an answer, in order
   std::vector<int> last_failed_;  // by node: the round its probe last got no answer at all
   int rounds_ = 0;
   int peers_alive_ = 0;

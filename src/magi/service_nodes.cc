@@ -21,8 +21,8 @@ std::vector<NodeTarget> ParseNodeList(const std::string& server, const std::stri
     const std::string name =
         item.value("metadata", nlohmann::json::object()).value("name", std::string());
     if (address.empty() || name.empty()) continue;
-    nodes.push_back({name, spec.value("pod", std::string()), address,
-                     "http://" + address + "/healthz"});
+    nodes.push_back(
+        {name, spec.value("pod", std::string()), address, "http://" + address + "/healthz"});
   }
   std::sort(nodes.begin(), nodes.end(),
             [](const NodeTarget& a, const NodeTarget& b) { return a.name < b.name; });
@@ -54,8 +54,8 @@ std::vector<NodeTarget> ReadServiceNodes(const std::string& servers,
     if (!r) {
       failures += "; " + server + ": " + httplib::to_string(r.error());
     } else if (r->status != 200) {
-      failures += "; " + server + ": status " + std::to_string(r->status) + " " +
-                  r->body.substr(0, 200);
+      failures +=
+          "; " + server + ": status " + std::to_string(r->status) + " " + r->body.substr(0, 200);
     } else {
       return ParseNodeList(server, r->body);
     }

@@ -189,8 +189,8 @@ void ApiServer::JudgeAgents() {
     for (const std::string& node : context_.liveness.Heard(now)) {
       const std::optional<NodeState> state = plane_.NodeStateOf(node);
       // Under MAGI a NotReady node comes back only once the quorum no longer holds it offline.
-      const bool readmitted = !quorum || (context_.decisions_synced &&
-                                          context_.decided_offline.count(node) == 0);
+      const bool readmitted =
+          !quorum || (context_.decisions_synced && context_.decided_offline.count(node) == 0);
       if (state == NodeState::kSuspect || (readmitted && state == NodeState::kNotReady)) {
         changes.emplace_back(node, NodeState::kReady);
       }

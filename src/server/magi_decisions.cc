@@ -72,18 +72,17 @@ void MagiDecisionWatch::Loop() {
     try {
       int64_t from = List(store) + 1;
       if (!last_failure.empty()) {
-        std::cerr << "archimedes serve: following MAGI's decisions again through "
-                  << store.name() << std::endl;
+        std::cerr << "archimedes serve: following MAGI's decisions again through " << store.name()
+                  << std::endl;
         last_failure.clear();
       }
       bool leading = true;
       while (leading) {
         from = store.Watch(prefix_, from, kIdleRenewal, [&](const WatchEvent& event) {
-                 Apply(event);
-                 leading = Leading();
-                 return leading;
-               }) +
-               1;
+          Apply(event);
+          leading = Leading();
+          return leading;
+        }) + 1;
         leading = leading && Leading();
         std::lock_guard lock(mu_);
         if (stopping_) return;

@@ -45,7 +45,7 @@ class MagiDecisionWatch {
   void Pause(std::chrono::milliseconds period);
 
   ApiContext& context_;
-  std::string prefix_;  // .../magi/decisions/node-offline/
+  std::string prefix_;                              // .../magi/decisions/node-offline/
   std::vector<std::unique_ptr<EtcdStore>> stores_;  // one per endpoint
   std::mutex mu_;
   std::condition_variable wake_;

@@ -33,9 +33,9 @@ Reply ApiContext::Mutate(Event event) {
     if (config.clock == ClockMode::kWall && event.kind != EventKind::kClock &&
         plane.now() + config.cycle_s < WallSeconds()) {
       try {
-        plane.Apply({.kind = EventKind::kClock,
-                     .body = nlohmann::json{{"time", WallSeconds()}}.dump()},
-                    &journal_seq);
+        plane.Apply(
+            {.kind = EventKind::kClock, .body = nlohmann::json{{"time", WallSeconds()}}.dump()},
+            &journal_seq);
       } catch (const ApiError&) {
         // The wall clock stepped back meanwhile: the write applies at the engine's time.
       }

@@ -341,9 +341,9 @@ int64_t EtcdStore::Watch(const std::string& prefix, int64_t start_revision,
   int64_t last = start_revision - 1;
   bool created = false;
   bool stopped = false;
-  std::string refused;        // etcd's error or cancel reason
-  int64_t compacted = 0;      // etcd's compact revision, when it compacted what was asked
-  std::string pending;        // a message not yet complete
+  std::string refused;    // etcd's error or cancel reason
+  int64_t compacted = 0;  // etcd's compact revision, when it compacted what was asked
+  std::string pending;    // a message not yet complete
   httplib::Request req;
   req.method = "POST";
   req.path = "/v3/watch";
@@ -393,8 +393,7 @@ int64_t EtcdStore::Watch(const std::string& prefix, int64_t start_revision,
   client.send(req, res, error);
   if (compacted > 0) {
     throw WatchCompacted(where + "revision " + std::to_string(start_revision) +
-                             " was compacted (compact revision " + std::to_string(compacted) +
-                             ")",
+                             " was compacted (compact revision " + std::to_string(compacted) + ")",
                          compacted);
   }
   if (!refused.empty()) throw StoreError(where + refused);

@@ -99,8 +99,8 @@ class EtcdStore : public KvStore {
   std::chrono::milliseconds timeout_;
   std::mutex mu_;
   std::unique_ptr<httplib::Client> client_;
-  std::mutex watch_mu_;                        // guards the two below
-  httplib::Client* watch_client_ = nullptr;    // the running watch's connection
+  std::mutex watch_mu_;                      // guards the two below
+  httplib::Client* watch_client_ = nullptr;  // the running watch's connection
   bool watch_cancelled_ = false;
 };
 
