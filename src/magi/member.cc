@@ -173,20 +173,33 @@ void MagiMember::SetNodes(std::vector<NodeTarget> nodes) {
       evidence[i].tcp_ok = evidence[i].http_ok = true;
     }
   }
+  // What is known by index follows its node; a node that left takes its part with it.
+  const auto moved = [&](size_t n) -> std::optional<size_t> {
+    const auto now = index.find(config_.nodes[n].name);
+    return now == index.end() ? std::nullopt : std::optional<size_t>(now->second);
+  };
   std::vector<size_t> missed;
   for (size_t n : missed_) {
-    if (auto now = index.find(config_.nodes[n].name); now != index.end()) {
-      missed.push_back(now->second);
-    }
+    if (const auto now = moved(n)) missed.push_back(*now);
   }
   std::sort(missed.begin(), missed.end());
+  std::set<std::pair<ProposalKind, size_t>> decided;
+  for (const auto& [kind, n] : decided_) {
+    if (const auto now = moved(n)) decided.emplace(kind, *now);
+  }
+  std::set<size_t> offline;
+  for (size_t n : offline_) {
+    if (const auto now = moved(n)) offline.insert(*now);
+  }
   config_.nodes = std::move(nodes);
   index_ = std::move(index);
   evidence_ = std::move(evidence);
   last_failed_ = std::move(last_failed);
   missed_ = std::move(missed);
-  // Decisions are matched to nodes by index: read them again.
-  decisions_seen_.clear();
+  decided_ = std::move(decided);
+  offline_ = std::move(offline);
+  // A decision on a node that just joined was listed but not matched: match them all again.
+  rematch_decisions_ = true;
 }
 
 void MagiMember::Log(int64_t now, const std::string& line) {
@@ -292,7 +305,8 @@ void MagiMember::ReadDecisions(int64_t now) {
   const std::string prefix = Key("decisions/");
   std::vector<std::string> on_record;
   for (KeyValue& kv : store_.GetPrefixKeys(prefix)) on_record.push_back(std::move(kv.key));
-  if (on_record == decisions_seen_) return;
+  if (on_record == decisions_seen_ && !rematch_decisions_) return;
+  rematch_decisions_ = false;
   decided_.clear();
   offline_.clear();
   for (const std::string& key : on_record) {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -151,6 +152,7 @@ class MagiMember {
   bool store_reachable_ = true;
   bool nodes_source_ok_ = true;
   std::vector<std::string> decisions_seen_;   // decision keys on record, logged and tidied
+  bool rematch_decisions_ = false;            // the nodes changed since they were matched
   std::map<std::string, Verdict> last_vote_;  // by vote key, to log only changes
 
   // The round in progress.

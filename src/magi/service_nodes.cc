@@ -10,19 +10,24 @@ namespace archimedes::magi {
 namespace {
 
 std::vector<NodeTarget> ParseNodeList(const std::string& server, const std::string& body) {
+  const std::string where = server + "/v1/nodes";
   const nlohmann::json list = nlohmann::json::parse(body, nullptr, false);
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
-    throw std::runtime_error(server + "/v1/nodes: not a NodeList: " + body.substr(0, 200));
+    throw std::runtime_error(where + ": not a NodeList: " + body.substr(0, 200));
   }
   std::vector<NodeTarget> nodes;
-  for (const nlohmann::json& item : list["items"]) {
-    const nlohmann::json spec = item.value("spec", nlohmann::json::object());
-    const std::string address = spec.value("address", std::string());
-    const std::string name =
-        item.value("metadata", nlohmann::json::object()).value("name", std::string());
-    if (address.empty() || name.empty()) continue;
-    nodes.push_back(
-        {name, spec.value("pod", std::string()), address, "http://" + address + "/healthz"});
+  try {
+    for (const nlohmann::json& item : list["items"]) {
+      const nlohmann::json spec = item.value("spec", nlohmann::json::object());
+      const std::string address = spec.value("address", std::string());
+      const std::string name =
+          item.value("metadata", nlohmann::json::object()).value("name", std::string());
+      if (address.empty() || name.empty()) continue;
+      nodes.push_back({name, spec.value("pod", std::string()), address,
+                       "http://" + address + "/healthz"});
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(where + ": a node is not as serve writes it: " + e.what());
   }
   std::sort(nodes.begin(), nodes.end(),
             [](const NodeTarget& a, const NodeTarget& b) { return a.name < b.name; });

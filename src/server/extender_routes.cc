@@ -3,6 +3,7 @@
 // registers Kubernetes Node objects (JSON or YAML, a NodeList too: `kubectl get nodes -o yaml`)
 // as the fleet. A malformed message is a 400 whose body also carries kube-scheduler's `Error` key.
 #include <memory>
+#include <optional>
 
 #include "kube/documents.h"
 #include "kube/fields.h"
@@ -14,6 +15,17 @@
 
 namespace archimedes {
 namespace {
+
+// What a Kubernetes Node's Ready condition says, read as kube/kube_node.h reads it: true for
+// "True", false for "False" or "Unknown", nothing when the node has no Ready condition (no
+// opinion: a node written by hand).
+std::optional<bool> StatedReady(const nlohmann::json& node) {
+  std::optional<bool> ready;
+  for (const Field& c : Field(&node, "").Get("status").Get("conditions").Items()) {
+    if (c.Get("type").String() == "Ready") ready = c.Get("status").String() == "True";
+  }
+  return ready;
+}
 
 template <typename F>
 auto Decoded(const std::string& what, const std::string& body, F decode) {
@@ -117,6 +129,7 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
   router.Post(
       "/scheduler/nodes", "/scheduler/nodes", Extender([&context](const httplib::Request& r) {
         std::vector<Node> nodes;
+        std::vector<std::optional<bool>> stated_ready;  // what the node's Ready condition says
         try {
           std::vector<nlohmann::json> docs = ParseDocuments("request body", r.body);
           if (docs.empty()) {
@@ -124,20 +137,35 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
           }
           for (const nlohmann::json& doc : ExpandLists(std::move(docs))) {
             nodes.push_back(DecodeKubeNode(doc));
+            stated_ready.push_back(StatedReady(doc));
           }
         } catch (const KubeError& e) {
           throw BadRequest(e.what(), e.path());
         }
         nlohmann::json items = nlohmann::json::array();
         int status = 200;
-        for (const Node& node : nodes) {
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          const Node& node = nodes[i];
           const nlohmann::json body = {{"apiVersion", "archimedes.io/v1"},
                                        {"kind", "Node"},
                                        {"metadata", {{"labels", node.labels}}},
                                        {"spec", EncodeNodeSpec(node)}};
-          const Reply reply = context.Mutate(
+          Reply reply = context.Mutate(
               {.kind = EventKind::kPutNode, .target = node.name, .body = body.dump()});
           if (reply.status == 201) status = 201;
+          // The API server's NotReady is one observer's view (the kubelet's heartbeats reaching
+          // it): the node turns Suspect, nothing new placed there and nothing moved off it; only
+          // MAGI's quorum (or an operator) fails it. Ready again lifts the suspicion.
+          const std::string condition = reply.body["status"].value("condition", "");
+          const char* change = nullptr;
+          if (stated_ready[i] == false && condition == "Ready") change = "Suspect";
+          if (stated_ready[i] == true && condition == "Suspect") change = "Ready";
+          if (change != nullptr) {
+            reply = context.Mutate(
+                {.kind = EventKind::kNodeStatus,
+                 .target = node.name,
+                 .body = nlohmann::json{{"status", {{"condition", change}}}}.dump()});
+          }
           items.push_back(reply.body);
         }
         return Reply{status, {{"items", items}}};

@@ -349,5 +349,34 @@ status: {allocatable: {cpu: 4, memory: 16Gi}}
   EXPECT_EQ(empty.status, 400);
 }
 
+// The API server's NotReady is one observer's view: the node turns Suspect (what runs there stays,
+// nothing new goes there) and Ready again when the API server says so; a node with no Ready
+// condition is taken as it comes.
+TEST(ExtenderNodesTest, TheApiServersNotReadyMakesANodeOnlySuspect) {
+  testing::TestServer server;
+  httplib::Client& c = server.client();
+  const auto node = [](const std::string& ready) {
+    return "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"k1\"},"
+           "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"},"
+           "\"conditions\":[{\"type\":\"Ready\",\"status\":\"" +
+           ready + "\"}]}}";
+  };
+  Answer a = Call(c, "POST", "/scheduler/nodes", node("True"));
+  ASSERT_EQ(a.status, 201) << a.body.dump();
+  EXPECT_EQ(a.body["items"][0]["status"]["condition"], "Ready");
+  a = Call(c, "POST", "/scheduler/nodes", node("Unknown"));
+  ASSERT_EQ(a.status, 200) << a.body.dump();
+  EXPECT_EQ(a.body["items"][0]["status"]["condition"], "Suspect");
+  EXPECT_EQ(Call(c, "GET", "/v1/nodes/k1").body["status"]["condition"], "Suspect");
+  a = Call(c, "POST", "/scheduler/nodes", node("True"));
+  EXPECT_EQ(a.body["items"][0]["status"]["condition"], "Ready") << a.body.dump();
+
+  const Answer silent = Call(c, "POST", "/scheduler/nodes",
+                             "{\"kind\":\"Node\",\"metadata\":{\"name\":\"k2\"},"
+                             "\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\"}}}");
+  ASSERT_EQ(silent.status, 201) << silent.body.dump();
+  EXPECT_EQ(silent.body["items"][0]["status"]["condition"], "Ready");
+}
+
 }  // namespace
 }  // namespace archimedes
