@@ -23,8 +23,8 @@ std::vector<NodeTarget> ParseNodeList(const std::string& server, const std::stri
       const std::string name =
           item.value("metadata", nlohmann::json::object()).value("name", std::string());
       if (address.empty() || name.empty()) continue;
-      nodes.push_back({name, spec.value("pod", std::string()), address,
-                       "http://" + address + "/healthz"});
+      nodes.push_back(
+          {name, spec.value("pod", std::string()), address, "http://" + address + "/healthz"});
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(where + ": a node is not as serve writes it: " + e.what());
