@@ -1,6 +1,7 @@
 #include "store/etcd_store.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <nlohmann/json.hpp>
@@ -325,6 +326,15 @@ int64_t EtcdStore::Watch(const std::string& prefix, int64_t start_revision,
   httplib::Client client(base_url_);
   client.set_connection_timeout(timeout_.count() / 1000, (timeout_.count() % 1000) * 1000);
   client.set_read_timeout(idle.count() / 1000, (idle.count() % 1000) * 1000);
+  // A cancel that comes before the connection exists finds no socket to stop: the socket is shut
+  // as it is made, and the first message (etcd's "created") is refused.
+  const auto cancelled = [this] {
+    std::lock_guard lock(watch_mu_);
+    return watch_cancelled_;
+  };
+  client.set_socket_options([&cancelled](socket_t socket) {
+    if (cancelled()) shutdown(socket, SHUT_RDWR);
+  });
   {
     std::lock_guard lock(watch_mu_);
     if (watch_cancelled_) return start_revision - 1;
@@ -355,6 +365,7 @@ int64_t EtcdStore::Watch(const std::string& prefix, int64_t start_revision,
   req.headers.emplace("Content-Type", "application/json");
   // The gateway writes one JSON message per line.
   req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    if (cancelled()) return false;
     pending.append(data, len);
     for (size_t end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
       const json message = json::parse(pending.substr(0, end), nullptr, false);

@@ -84,7 +84,8 @@ class EtcdStore : public KvStore {
   // came for `idle` or the stream ended. Returns the revision of the last event delivered
   // (`start_revision` - 1 if none), to resume from. Throws StoreError when the watch could not
   // start or etcd refused it, WatchCompacted when `start_revision` is compacted away. One watch
-  // at a time per store.
+  // at a time per store. The process must ignore SIGPIPE (an httplib::Server does so): a cancel
+  // can shut the socket while the request is being written.
   int64_t Watch(const std::string& prefix, int64_t start_revision, std::chrono::milliseconds idle,
                 const std::function<bool(const WatchEvent&)>& on_event);
   // Ends the running watch and refuses later ones (they return at once); safe from any thread.
