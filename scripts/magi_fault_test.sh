@@ -56,15 +56,9 @@ if [[ $MODE == netns ]]; then
     for i in 1 2 3 4 5; do fleet_attach "$(member_ns $i)" "$(member_ip $i)" || return 1; done
     for i in 1 2 3 4; do fleet_attach "$(node_ns $i)" "$(node_ip $i)" || return 1; done
   }
-  # cut_path MEMBER NODE: the two can no longer reach each other (blackhole routes on both sides).
-  cut_path() {
-    ip -n "$(member_ns "$1")" route add blackhole "$(node_ip "$2")/32"
-    ip -n "$(node_ns "$2")" route add blackhole "$(member_ip "$1")/32"
-  }
-  restore_path() {
-    ip -n "$(member_ns "$1")" route del blackhole "$(node_ip "$2")/32"
-    ip -n "$(node_ns "$2")" route del blackhole "$(member_ip "$1")/32"
-  }
+  # cut_path MEMBER NODE: the two can no longer reach each other.
+  cut_path() { fleet_blackhole add "$(member_ns "$1")" "$(member_ip "$1")" "$(node_ns "$2")" "$(node_ip "$2")"; }
+  restore_path() { fleet_blackhole del "$(member_ns "$1")" "$(member_ip "$1")" "$(node_ns "$2")" "$(node_ip "$2")"; }
   # cut_heartbeat NODE: the node can no longer reach etcd (its API-server channel).
   cut_heartbeat() { ip -n "$(node_ns "$1")" route add blackhole "$ETCD_ADDR/32"; }
   restore_heartbeat() { ip -n "$(node_ns "$1")" route del blackhole "$ETCD_ADDR/32"; }

@@ -94,15 +94,9 @@ start_agent() {
   PIDS+=("$!")
 }
 
-# cut_path MEMBER AGENT: the two can no longer reach each other (blackhole routes on both sides).
-cut_path() {
-  ip -n "$(member_ns "$1")" route add blackhole "$(agent_ip "$2")/32"
-  ip -n "$(agent_ns "$2")" route add blackhole "$(member_ip "$1")/32"
-}
-restore_path() {
-  ip -n "$(member_ns "$1")" route del blackhole "$(agent_ip "$2")/32"
-  ip -n "$(agent_ns "$2")" route del blackhole "$(member_ip "$1")/32"
-}
+# cut_path MEMBER AGENT: the two can no longer reach each other.
+cut_path() { fleet_blackhole add "$(member_ns "$1")" "$(member_ip "$1")" "$(agent_ns "$2")" "$(agent_ip "$2")"; }
+restore_path() { fleet_blackhole del "$(member_ns "$1")" "$(member_ip "$1")" "$(agent_ns "$2")" "$(agent_ip "$2")"; }
 # The agent's namespace loses its link: the machine is gone for everyone (its processes live on).
 unplug() { ip -n "$HUB" link set "v2$1" down; }
 plug() { ip -n "$HUB" link set "v2$1" up; }

@@ -112,3 +112,9 @@ fleet_attach() {
     ip -n "$ns" addr add "$ip/24" dev eth0 &&
     ip -n "$ns" link set eth0 up
 }
+# fleet_blackhole add|del NS_A IP_A NS_B IP_B: the two namespaces can no longer reach each other
+# (blackhole routes on both sides), or again.
+fleet_blackhole() {
+  ip -n "$2" route "$1" blackhole "$5/32"
+  ip -n "$4" route "$1" blackhole "$3/32"
+}
