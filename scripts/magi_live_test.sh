@@ -4,12 +4,13 @@
 # machines running a service's replicas and a job's tasks, each process in a network namespace of
 # its own (members in PODs pod-a..pod-e), checking that
 #   (a) cutting one agent off from one POD declares nothing and moves nothing,
-#   (b) cutting an agent's namespace off the network gets its node declared offline by quorum and
-#       its replicas and tasks running elsewhere within DEADLINE seconds,
+#   (b) cutting an agent's namespace off the network gets its node declared offline by quorum
+#       (Suspect), then, once the members' migration review passes, NotReady with its replicas and
+#       tasks running elsewhere within DEADLINE seconds,
 #   (c) bringing it back readmits it: the quorum clears the decision and serve makes it Ready,
 #   (d) with two members killed the quorum still decides; with three killed nothing is decided and
 #       nothing moves: the silent node is only Suspect,
-# and that /metrics counts suspect nodes and decisions.
+# and that /metrics counts suspect nodes, decisions and reviews.
 #
 # Usage: scripts/magi_live_test.sh [path/to/archimedes]   (default: build/archimedes)
 # Runs as root in network namespaces (ip netns, veth pairs, a bridge) that it creates and removes;
@@ -55,8 +56,9 @@ all_running() {
 }
 left() { [[ $(on_node "$1") == 0 ]] && all_running; }
 registered() { [[ $(api "$SERVE/v1/nodes" | jq '[.items[] | select(.spec.address)] | length') == "$1" ]]; }
-decision() {
-  api "$SERVE/v1/magi" | jq -r --arg n "$1" '.items[] | select(.kind == "node-offline" and .node == $n) | .decided_at'
+decision() {  # NODE [KIND]: when the quorum decided KIND (node-offline) on NODE, if on record
+  api "$SERVE/v1/magi" |
+    jq -r --arg n "$1" --arg k "${2:-node-offline}" '.items[] | select(.kind == $k and .node == $n) | .decided_at'
 }
 metric() { api "$SERVE/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
@@ -159,7 +161,7 @@ t0=$(date +%s.%N)
 unplug 2
 if wait_until $DEADLINE is_condition 2 NotReady; then
   t1=$(date +%s.%N)
-  pass "(b) node-2 NotReady by MAGI's quorum $(elapsed "$t0" "$t1")s after it was unplugged (decided at $(decision node-2))"
+  pass "(b) node-2 NotReady by MAGI's quorum $(elapsed "$t0" "$t1")s after it was unplugged (offline decided at $(decision node-2), migration approved at $(decision node-2 migrate))"
 else
   fail "(b) node-2 is $(condition 2) after ${DEADLINE}s; decisions: $(api "$SERVE/v1/magi" | jq -c '[.items[] | .kind + "/" + .node]')"
 fi
@@ -168,8 +170,13 @@ if wait_until $DEADLINE left 2; then
 else
   fail "(b) after ${DEADLINE}s: $(placements | xargs)"
 fi
-grep -q "node node-2 NotReady: MAGI's quorum" "$WORK/serve.log" && pass "(b) serve says the quorum decided" ||
-  fail "(b) serve's log does not name the quorum"
+# Suspect on the offline decision, NotReady (containers moved) only after the migration review.
+if grep -E "node node-2 (Suspect|NotReady): MAGI's quorum" "$WORK/serve.log" | cut -d' ' -f5 | xargs |
+  grep -qx "Suspect: NotReady:"; then
+  pass "(b) serve held node-2 Suspect on the offline decision and moved its containers after the review passed"
+else
+  fail "(b) serve's log: $(grep "node-2" "$WORK/serve.log" | xargs)"
+fi
 
 # (c) ------------------------------------------------------------------------------------------
 log "(c) plugging node-2 back in"
@@ -213,10 +220,12 @@ else
   fail "(d) with 2 of 5 members: node-1 $(condition 1), decision [$(decision node-1)], moved: $(diff <(echo "$before") <(placements) | xargs)"
 fi
 suspect=$(metric 'archimedes_nodes{condition="Suspect"}')
-decided=$(metric archimedes_magi_decisions_total)
-if [[ $suspect == 1 && $decided -ge 2 ]]; then
-  pass "/metrics: archimedes_nodes{condition=\"Suspect\"} $suspect, archimedes_magi_decisions_total $decided"
+offline=$(metric 'archimedes_magi_decisions_total{kind="node-offline"}')
+reviewed=$(metric 'archimedes_magi_decisions_total{kind="migrate"}')
+pending=$(metric archimedes_magi_reviews_pending)
+if [[ $suspect == 1 && $offline == 2 && $reviewed == 2 && $pending == 0 ]]; then
+  pass "/metrics: 1 suspect node, 2 node-offline decisions, 2 passed migration reviews, 0 pending"
 else
-  fail "/metrics: suspect $suspect, decisions $decided"
+  fail "/metrics: suspect $suspect, node-offline $offline, migrate $reviewed, reviews pending $pending"
 fi
 finish

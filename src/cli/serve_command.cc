@@ -42,11 +42,12 @@ int Run(const ServeArgs& args) {
             << ", store " << server.store_description() << ", policy " << config.policy
             << ", clock " << (config.clock == ClockMode::kWall ? "wall" : "virtual") << std::endl;
   if (ApiContext::WatchesAgents(config) && ApiContext::DecidedByQuorum(config)) {
-    std::cerr << "archimedes serve: a node whose agent is silent for "
-              << FormatDuration(config.node_grace_s)
-              << " turns Suspect (nothing new placed there); it turns NotReady only when MAGI's "
-                 "quorum records it offline in etcd (docs/magi.md)"
-              << std::endl;
+    std::cerr
+        << "archimedes serve: a node whose agent is silent for "
+        << FormatDuration(config.node_grace_s)
+        << " turns Suspect (nothing new placed there); what runs there moves only when MAGI's "
+           "quorum records it offline in etcd and approves the migration (docs/magi.md)"
+        << std::endl;
   } else if (ApiContext::WatchesAgents(config)) {
     std::cerr << "archimedes serve: a node whose agent is silent for "
               << FormatDuration(config.node_grace_s)

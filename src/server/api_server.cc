@@ -188,26 +188,25 @@ void ApiServer::JudgeAgents() {
     }
     for (const std::string& node : context_.liveness.Heard(now)) {
       const std::optional<NodeState> state = plane_.NodeStateOf(node);
-      // Under MAGI a NotReady node comes back only once the quorum no longer holds it offline.
-      const bool readmitted =
-          !quorum || (context_.decisions_synced && context_.decided_offline.count(node) == 0);
-      if (state == NodeState::kSuspect || (readmitted && state == NodeState::kNotReady)) {
+      // Under MAGI a node the quorum holds offline comes back only once it is readmitted.
+      if (state && *state != NodeState::kReady && !context_.HeldByQuorum(node)) {
         changes.emplace_back(node, NodeState::kReady);
       }
     }
   }
+  const std::string silence = "its agent was silent for " + FormatDuration(config_.node_grace_s) +
+                              (quorum ? "; nothing moves until MAGI's quorum decides" : "");
   for (const auto& [node, state] : changes) {
     const char* condition = NodeStateName(state);
+    const std::string reason = state == NodeState::kReady ? "" : silence;
     try {
-      context_.Mutate({.kind = EventKind::kNodeStatus,
-                       .target = node,
-                       .body = nlohmann::json{{"status", {{"condition", condition}}}}.dump()});
-      std::cerr << "archimedes serve: node " << node << " " << condition
-                << (state == NodeState::kReady
-                        ? ": its agent is back"
-                        : ": its agent was silent for " + FormatDuration(config_.node_grace_s) +
-                              (quorum ? " (nothing moves until MAGI's quorum decides)" : ""))
-                << std::endl;
+      context_.Mutate(
+          {.kind = EventKind::kNodeStatus,
+           .target = node,
+           .body =
+               nlohmann::json{{"status", {{"condition", condition}, {"reason", reason}}}}.dump()});
+      std::cerr << "archimedes serve: node " << node << " " << condition << ": "
+                << (reason.empty() ? "its agent is back" : reason) << std::endl;
     } catch (const ApiError& e) {
       std::cerr << "archimedes serve: node " << node << " stays: " << e.what() << std::endl;
     }

@@ -242,7 +242,9 @@ Reply ControlPlane::NodeStatus(const Event& event) {
   const NodeRecord& record = FindNode(event.target);
   CheckVersion(request.meta.resource_version, record.version, "node \"" + event.target + "\"");
   const NodeState was = StateOf(record);
-  if (was == request.state) return {200, NodeJson(event.target, record)};
+  if (was == request.state && record.reason == request.reason) {
+    return {200, NodeJson(event.target, record)};
+  }
   if (was == NodeState::kNotReady && request.state == NodeState::kSuspect) {
     throw Conflict("node \"" + event.target +
                        "\" is NotReady: what ran there was placed again; it is Ready again "
@@ -250,22 +252,25 @@ Reply ControlPlane::NodeStatus(const Event& event) {
                    "status.condition");
   }
   const int64_t version = Commit(event);
-  switch (request.state) {
-    case NodeState::kReady:
-      engine_.RecoverNode(record.id);
-      break;
-    case NodeState::kSuspect:
-      engine_.SuspectNode(record.id);
-      break;
-    case NodeState::kNotReady:
-      RecordLost(record.id);
-      engine_.FailNode(record.id);
-      break;
+  if (was != request.state) {
+    switch (request.state) {
+      case NodeState::kReady:
+        engine_.RecoverNode(record.id);
+        break;
+      case NodeState::kSuspect:
+        engine_.SuspectNode(record.id);
+        break;
+      case NodeState::kNotReady:
+        RecordLost(record.id);
+        engine_.FailNode(record.id);
+        break;
+    }
+    Drain();
   }
-  Drain();
   NodeRecord& changed = nodes_[event.target];
   changed.version = version;
   changed.suspect = request.state == NodeState::kSuspect;
+  changed.reason = request.reason;
   return {200, NodeJson(event.target, changed)};
 }
 
@@ -927,17 +932,18 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
   }
   nlohmann::json spec = EncodeNodeSpec(node);
   if (!r.address.empty()) spec["address"] = r.address;
+  // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
+  nlohmann::json status = {{"condition", condition},
+                           {"requested", EncodeResources(state.requested(r.id))},
+                           {"taskRequested", EncodeResources(state.task_requested(r.id))},
+                           {"usage", EncodeResources(usage)},
+                           {"containers", state.containers_on(r.id).size()}};
+  if (!r.reason.empty()) status["reason"] = r.reason;
   return {{"apiVersion", kApiVersion},
           {"kind", "Node"},
           {"metadata", Metadata(name, r.version, node.labels)},
           {"spec", spec},
-          // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
-          {"status",
-           {{"condition", condition},
-            {"requested", EncodeResources(state.requested(r.id))},
-            {"taskRequested", EncodeResources(state.task_requested(r.id))},
-            {"usage", EncodeResources(usage)},
-            {"containers", state.containers_on(r.id).size()}}}};
+          {"status", status}};
 }
 
 // `status.lastTermination` and `status.terminations`, once a container of the owner ended badly.

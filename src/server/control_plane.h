@@ -140,6 +140,7 @@ class ControlPlane {
     bool removed = false;
     bool suspect = false;  // not ready, yet what runs there stays (NodeState::kSuspect)
     std::string address;   // where its agent answers /healthz (NodeRequest::address)
+    std::string reason;    // why it has its condition (NodeStatusRequest::reason)
   };
   // A container that ended badly, as its agent reported it (Kubernetes' lastState.terminated).
   struct Termination {

@@ -3,6 +3,7 @@
 // registers Kubernetes Node objects (JSON or YAML, a NodeList too: `kubectl get nodes -o yaml`)
 // as the fleet. A malformed message is a 400 whose body also carries kube-scheduler's `Error` key.
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "kube/documents.h"
@@ -155,16 +156,27 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
           if (reply.status == 201) status = 201;
           // The API server's NotReady is one observer's view (the kubelet's heartbeats reaching
           // it): the node turns Suspect, nothing new placed there and nothing moved off it; only
-          // MAGI's quorum (or an operator) fails it. Ready again lifts the suspicion.
+          // MAGI's quorum (or an operator) fails it. Ready again lifts that suspicion, not the
+          // quorum's.
           const std::string condition = reply.body["status"].value("condition", "");
-          const char* change = nullptr;
-          if (stated_ready[i] == false && condition == "Ready") change = "Suspect";
-          if (stated_ready[i] == true && condition == "Suspect") change = "Ready";
-          if (change != nullptr) {
-            reply = context.Mutate(
-                {.kind = EventKind::kNodeStatus,
-                 .target = node.name,
-                 .body = nlohmann::json{{"status", {{"condition", change}}}}.dump()});
+          bool held_by_quorum = false;
+          {
+            std::lock_guard lock(context.mu);
+            held_by_quorum = context.HeldByQuorum(node.name);
+          }
+          std::optional<nlohmann::json> status;
+          if (stated_ready[i] == false && condition == "Ready") {
+            status = nlohmann::json::object(
+                {{"condition", "Suspect"},
+                 {"reason", "the Kubernetes API server reports it not Ready"}});
+          }
+          if (stated_ready[i] == true && condition == "Suspect" && !held_by_quorum) {
+            status = nlohmann::json::object({{"condition", "Ready"}});
+          }
+          if (status) {
+            reply = context.Mutate({.kind = EventKind::kNodeStatus,
+                                    .target = node.name,
+                                    .body = nlohmann::json{{"status", *status}}.dump()});
           }
           items.push_back(reply.body);
         }

@@ -20,8 +20,17 @@ constexpr std::chrono::seconds kIdleRenewal{30};
 
 }  // namespace
 
+// Keys under decisions/ are <kind>/<node>; serve acts on two kinds (docs/magi.md).
+std::optional<MagiDecisionWatch::Record> MagiDecisionWatch::ParseKey(const std::string& key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string::npos || slash + 1 == key.size()) return std::nullopt;
+  const std::string kind = key.substr(0, slash);
+  if (kind != "node-offline" && kind != "migrate") return std::nullopt;
+  return Record{key.substr(slash + 1), kind == "migrate"};
+}
+
 MagiDecisionWatch::MagiDecisionWatch(ApiContext& context, const EtcdLocation& location)
-    : context_(context), prefix_(location.prefix + "magi/decisions/node-offline/") {
+    : context_(context), prefix_(location.prefix + "magi/decisions/") {
   for (const std::string& endpoint : location.endpoints) {
     stores_.push_back(std::make_unique<EtcdStore>(endpoint));
   }
@@ -101,48 +110,82 @@ void MagiDecisionWatch::Loop() {
 int64_t MagiDecisionWatch::List(EtcdStore& store) {
   const int64_t revision = store.Revision();
   std::set<std::string> offline;
-  for (const KeyValue& kv : store.GetPrefix(prefix_)) offline.insert(kv.key.substr(prefix_.size()));
+  std::set<std::string> approved;
+  for (const KeyValue& kv : store.GetPrefixKeys(prefix_)) {
+    const std::optional<Record> record = ParseKey(kv.key.substr(prefix_.size()));
+    if (!record) continue;
+    (record->migrate ? approved : offline).insert(record->node);
+  }
+  std::set<std::string> nodes = offline;
   {
     std::lock_guard lock(context_.mu);
-    context_.decided_offline = offline;
+    nodes.insert(context_.decided_offline.begin(), context_.decided_offline.end());
+    context_.decided_offline = std::move(offline);
+    context_.migration_approved = std::move(approved);
     context_.decisions_synced = true;
+    context_.metrics.SetMagiReviewsPending(PendingReviews());
   }
-  for (const std::string& node : offline) MakeNotReady(node);
+  for (const std::string& node : nodes) Act(node);
   return revision;
 }
 
-void MagiDecisionWatch::Apply(const WatchEvent& event) {
-  const std::string node = event.kv.key.substr(prefix_.size());
-  if (event.type == WatchEvent::Type::kDelete) {
-    {
-      std::lock_guard lock(context_.mu);
-      context_.decided_offline.erase(node);
+int64_t MagiDecisionWatch::PendingReviews() const {
+  int64_t pending = 0;
+  for (const std::string& node : context_.decided_offline) {
+    if (context_.migration_approved.count(node) == 0 && context_.plane.NodeStateOf(node)) {
+      ++pending;
     }
-    std::cerr << "archimedes serve: MAGI readmitted node " << node
-              << ": it turns Ready once its agent is heard" << std::endl;
-    return;
   }
-  {
-    std::lock_guard lock(context_.mu);
-    context_.decided_offline.insert(node);
-  }
-  context_.metrics.CountMagiDecision();
-  MakeNotReady(node);
+  return pending;
 }
 
-void MagiDecisionWatch::MakeNotReady(const std::string& node) {
+void MagiDecisionWatch::Apply(const WatchEvent& event) {
+  const std::optional<Record> record = ParseKey(event.kv.key.substr(prefix_.size()));
+  if (!record) return;
+  const bool put = event.type == WatchEvent::Type::kPut;
+  {
+    std::lock_guard lock(context_.mu);
+    std::set<std::string>& set =
+        record->migrate ? context_.migration_approved : context_.decided_offline;
+    if (put) {
+      set.insert(record->node);
+    } else {
+      set.erase(record->node);
+    }
+    context_.metrics.SetMagiReviewsPending(PendingReviews());
+  }
+  if (put) context_.metrics.CountMagiDecision(record->migrate ? "migrate" : "node-offline");
+  if (!put && !record->migrate) {
+    std::cerr << "archimedes serve: MAGI readmitted node " << record->node
+              << ": it turns Ready once its agent is heard" << std::endl;
+  }
+  if (put) Act(record->node);
+}
+
+void MagiDecisionWatch::Act(const std::string& node) {
   std::optional<NodeState> state;
+  bool offline = false;
+  bool approved = false;
   {
     std::lock_guard lock(context_.mu);
     state = context_.plane.NodeStateOf(node);
+    offline = context_.decided_offline.count(node) > 0;
+    approved = context_.migration_approved.count(node) > 0;
   }
-  if (!state || *state == NodeState::kNotReady) return;
+  if (!state || !offline || *state == NodeState::kNotReady) return;
+  const NodeState target = approved ? NodeState::kNotReady : NodeState::kSuspect;
+  const std::string reason =
+      approved ? "MAGI's quorum recorded it offline and approved moving what ran there"
+               : "MAGI's quorum recorded it offline; what runs there moves once the members "
+                 "approve the migration";
   try {
-    context_.Mutate({.kind = EventKind::kNodeStatus,
-                     .target = node,
-                     .body = nlohmann::json{{"status", {{"condition", "NotReady"}}}}.dump()});
-    std::cerr << "archimedes serve: node " << node
-              << " NotReady: MAGI's quorum recorded it offline; what ran there is placed again"
+    context_.Mutate(
+        {.kind = EventKind::kNodeStatus,
+         .target = node,
+         .body =
+             nlohmann::json{{"status", {{"condition", NodeStateName(target)}, {"reason", reason}}}}
+                 .dump()});
+    std::cerr << "archimedes serve: node " << node << " " << NodeStateName(target) << ": " << reason
               << std::endl;
   } catch (const ApiError& e) {
     std::cerr << "archimedes serve: node " << node << " stays " << NodeStateName(*state) << ": "

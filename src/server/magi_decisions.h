@@ -1,9 +1,12 @@
 // How `serve` acts on MAGI's quorum (docs/magi.md, "In the running system"). With the etcd store
-// it follows the node-offline decisions MAGI's members record under the store's prefix followed
-// by "magi/decisions/node-offline/" through an etcd watch, and turns each into the node status
-// event: the node turns NotReady (its replicas placed again in SLA order, its tasks queued again).
-// The decisions on record are kept in the context (`ApiContext::decided_offline`): a node whose
-// record is gone (readmitted) turns Ready once its agent is heard (ApiServer::JudgeAgents).
+// it follows the decisions MAGI's members record under the store's prefix followed by
+// "magi/decisions/" through an etcd watch, as the fault simulation's MAGI controller does
+// (sim/fault_sim.h): a node-offline decision makes the node Suspect (nothing new placed there,
+// nothing moved off it), and only the migrate decision the members record next — their review of
+// moving what ran there, on their own evidence at that moment — makes it NotReady (its replicas
+// placed again in SLA order, its tasks queued again). The decisions on record are kept in the
+// context (`ApiContext::decided_offline`, `migration_approved`): a node whose record is gone
+// (readmitted) turns Ready once its agent is heard (ApiServer::JudgeAgents).
 //
 // Only the leader writes: a follower waits. On becoming leader, and after a broken stream (the
 // next endpoint is tried), the watcher lists the decisions again and watches from that revision.
@@ -13,6 +16,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,16 +40,26 @@ class MagiDecisionWatch {
   void Stop();
 
  private:
+  // A record under decisions/: which node, and whether it is a migrate (else node-offline) one.
+  struct Record {
+    std::string node;
+    bool migrate = false;
+  };
+  static std::optional<Record> ParseKey(const std::string& key);
+
   void Loop();
-  // Lists the decisions on record, makes those nodes NotReady; returns the revision listed.
+  // Lists the decisions on record and acts on each node; returns the revision listed.
   int64_t List(EtcdStore& store);
   void Apply(const WatchEvent& event);
-  void MakeNotReady(const std::string& node);
+  // Brings `node`'s condition in line with the decisions on record for it.
+  void Act(const std::string& node);
+  // Nodes held offline whose migration is not yet approved; the caller holds the context's lock.
+  int64_t PendingReviews() const;
   bool Leading() const;
   void Pause(std::chrono::milliseconds period);
 
   ApiContext& context_;
-  std::string prefix_;                              // .../magi/decisions/node-offline/
+  std::string prefix_;                              // .../magi/decisions/
   std::vector<std::unique_ptr<EtcdStore>> stores_;  // one per endpoint
   std::mutex mu_;
   std::condition_variable wake_;

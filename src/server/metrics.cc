@@ -67,9 +67,14 @@ void ServerMetrics::ObserveCycle(double seconds) {
   cycle_seconds_.Observe(seconds);
 }
 
-void ServerMetrics::CountMagiDecision() {
+void ServerMetrics::CountMagiDecision(const std::string& kind) {
   std::lock_guard lock(mu_);
-  ++magi_decisions_;
+  ++magi_decisions_[kind];
+}
+
+void ServerMetrics::SetMagiReviewsPending(int64_t pending) {
+  std::lock_guard lock(mu_);
+  magi_reviews_pending_ = pending;
 }
 
 std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& replica,
@@ -102,8 +107,16 @@ std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& 
            "rounds, and storing the event.");
     cycle_seconds_.Write(out, "archimedes_schedule_cycle_duration_seconds", "");
     Header(out, "archimedes_magi_decisions_total", "counter",
-           "Node-offline decisions of MAGI's quorum this server received (etcd store).");
-    Sample(out, "archimedes_magi_decisions_total", "", static_cast<double>(magi_decisions_));
+           "Decisions of MAGI's quorum this server received (etcd store), by kind: node-offline, "
+           "and migrate (a passed review of moving an offline node's containers).");
+    for (const auto& [kind, count] : magi_decisions_) {
+      Sample(out, "archimedes_magi_decisions_total", "kind=\"" + kind + "\"",
+             static_cast<double>(count));
+    }
+    Header(out, "archimedes_magi_reviews_pending", "gauge",
+           "Nodes MAGI's quorum holds offline whose containers wait for the members' migration "
+           "review (they stay until it passes).");
+    Sample(out, "archimedes_magi_reviews_pending", "", static_cast<double>(magi_reviews_pending_));
   }
   const std::array<int64_t, 3> by_state = plane.NodesByState();
   Header(out, "archimedes_nodes", "gauge",

@@ -37,8 +37,11 @@ class ServerMetrics {
   void ObserveRequest(const std::string& route, const std::string& method, int code,
                       double seconds);
   void ObserveCycle(double seconds);
-  // A node-offline decision of MAGI's quorum reached this server (server/magi_decisions.h).
-  void CountMagiDecision();
+  // A decision of MAGI's quorum of `kind` ("node-offline" or "migrate") reached this server
+  // (server/magi_decisions.h); `pending` nodes held offline wait for the members' migration
+  // review.
+  void CountMagiDecision(const std::string& kind);
+  void SetMagiReviewsPending(int64_t pending);
   // The whole exposition; the caller holds the control plane's lock. `replica` is this
   // process's advertised URL and `leading` whether it applies writes (always, with SQLite): the
   // archimedes_leader gauge, 1 on the one replica that leads and 0 on the others.
@@ -49,7 +52,8 @@ class ServerMetrics {
   std::map<std::tuple<std::string, std::string, int>, int64_t> requests_;
   std::map<std::string, Histogram> request_seconds_;  // by route
   Histogram cycle_seconds_;
-  int64_t magi_decisions_ = 0;
+  std::map<std::string, int64_t> magi_decisions_ = {{"migrate", 0}, {"node-offline", 0}};
+  int64_t magi_reviews_pending_ = 0;
 };
 
 }  // namespace archimedes

@@ -208,6 +208,7 @@ NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& b
     } else {
       condition.Fail("expected Ready, Suspect or NotReady");
     }
+    if (std::optional<JsonValue> reason = status.Find("reason")) r.reason = reason->String();
     // What GET shows besides the condition: a status read, changed and sent back is accepted.
     for (const char* shown : {"requested", "taskRequested", "usage", "containers"}) {
       status.Find(shown);

@@ -46,12 +46,13 @@ enum class NodeState : uint8_t { kReady, kSuspect, kNotReady };
 const char* NodeStateName(NodeState state);
 
 // PUT /v1/nodes/{name}/status, the status subresource as Kubernetes has one: a Node object whose
-// `status.condition` is what counts (`Ready`, `Suspect` or `NotReady`); its `spec` is ignored and
-// the other keys the server shows in `status` are read back unchanged. "Removed" is a 422: DELETE
-// removes.
+// `status.condition` is what counts (`Ready`, `Suspect` or `NotReady`), with an optional
+// `status.reason` (why, for people); its `spec` is ignored and the other keys the server shows in
+// `status` are read back unchanged. "Removed" is a 422: DELETE removes.
 struct NodeStatusRequest {
   ObjectMeta meta;
   NodeState state = NodeState::kReady;
+  std::string reason;
 };
 NodeStatusRequest DecodeNodeStatus(const std::string& name, const std::string& body);
 

@@ -68,10 +68,18 @@ class ApiContext {
   std::atomic<bool> leading{true};
   std::string leader;
   NodeLiveness liveness;  // guarded by `mu`
-  // With etcd: the nodes MAGI's quorum holds offline, as last listed and watched
-  // (server/magi_decisions.h), and whether that view is current; guarded by `mu`.
+  // With etcd: the nodes MAGI's quorum holds offline, those whose migration it approved, as last
+  // listed and watched (server/magi_decisions.h), and whether that view is current; guarded by
+  // `mu`.
   std::set<std::string> decided_offline;
+  std::set<std::string> migration_approved;
   bool decisions_synced = false;
+
+  // Whether only MAGI's quorum may bring `node` back: with etcd, the quorum holds it offline or
+  // this server has not yet read whether it does. The caller holds `mu`.
+  bool HeldByQuorum(const std::string& node) const {
+    return DecidedByQuorum(config) && (!decisions_synced || decided_offline.count(node) > 0);
+  }
 };
 
 class Router {

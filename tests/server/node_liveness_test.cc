@@ -3,6 +3,7 @@
 // MAGI probes, MAGI's quorum decisions in a real etcd turning a node NotReady and their clearing
 // making it Ready, a silent agent making its node only Suspect under MAGI, and writes that reach a
 // wall-clock server before its first tick.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -106,9 +107,21 @@ TEST(NodeConditionTest, ASuspectNodeKeepsWhatRunsThereAndTakesNothingNew) {
   Advance(c);
   EXPECT_EQ(ReplicasPerNode(c, "web"), "n1=1,n2=2");
 
+  // A reason given with the condition is shown; a new reason alone is a change like any other.
+  const std::string why =
+      json{{"status", {{"condition", "Suspect"}, {"reason", "rack 3 flaps"}}}}.dump();
+  a = Call(c, "PUT", "/v1/nodes/n1/status", why);
+  ASSERT_EQ(a.status, 200) << a.body.dump();
+  EXPECT_EQ(a.body["status"]["reason"], "rack 3 flaps");
+  EXPECT_EQ(ReplicasPerNode(c, "web"), "n1=1,n2=2");
+  ExpectError(Call(c, "PUT", "/v1/nodes/n1/status",
+                   json{{"status", {{"condition", "Suspect"}, {"reason", 3}}}}.dump()),
+              400, "BadRequest", "status.reason");
+
   // It stays Suspect across a restart: the condition is an event like any other.
   server.Restart();
   EXPECT_EQ(NodeCondition(server.client(), "n1"), "Suspect");
+  EXPECT_EQ(Call(server.client(), "GET", "/v1/nodes/n1").body["status"]["reason"], "rack 3 flaps");
   EXPECT_EQ(ReplicasPerNode(server.client(), "web"), "n1=1,n2=2");
 
   // Ready again, it takes new replicas.
@@ -205,6 +218,9 @@ class MagiDecisionTest : public ::testing::Test {
   std::string OfflineKey(const std::string& node) const {
     return "/t/magi/decisions/node-offline/" + node;
   }
+  std::string MigrateKey(const std::string& node) const {
+    return "/t/magi/decisions/migrate/" + node;
+  }
 
   std::unique_ptr<testing::EtcdTestServer> etcd_;
   std::unique_ptr<TestServer> server_;
@@ -222,20 +238,87 @@ TEST_F(MagiDecisionTest, OnlyTheQuorumFailsANodeAndOnlyItsClearingBringsItBack) 
   ASSERT_TRUE(WaitFor([&] { return ReplicasPerNode(c, "web") == "n1=1,n2=1"; }, 10))
       << ReplicasPerNode(c, "web");
 
-  // The record as MAGI's members write it: the node turns NotReady though its agent is heard.
+  // The records as MAGI's members write them. node-offline: the node is Suspect though its agent
+  // is heard, and what runs there stays until the members approve moving it.
   EtcdStore store(etcd_->endpoint());
   store.Put(OfflineKey("n1"), json{{"kind", "node-offline"}, {"node", "n1"}}.dump());
+  ASSERT_TRUE(WaitFor([&] { return NodeCondition(c, "n1") == "Suspect"; }, 5));
+  EXPECT_THAT(Call(c, "GET", "/v1/nodes/n1").body["status"].value("reason", ""),
+              ::testing::HasSubstr("once the members approve the migration"));
+  EXPECT_EQ(Metric(c, "archimedes_magi_decisions_total{kind=\"node-offline\"}"), 1);
+  EXPECT_EQ(Metric(c, "archimedes_magi_reviews_pending"), 1);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(NodeCondition(c, "n1"), "Suspect") << "its agent alone must not bring it back";
+  EXPECT_EQ(ReplicasPerNode(c, "web"), "n1=1,n2=1") << "nothing moves before the review passes";
+
+  // migrate: the review passed, the node is NotReady and its replica is placed again.
+  store.Put(MigrateKey("n1"), json{{"kind", "migrate"}, {"node", "n1"}}.dump());
   ASSERT_TRUE(WaitFor([&] { return NodeCondition(c, "n1") == "NotReady"; }, 5));
   EXPECT_EQ(ReplicasPerNode(c, "web"), "n2=1");  // the other replica has no room left
-  EXPECT_EQ(Metric(c, "archimedes_magi_decisions_total"), 1);
+  EXPECT_EQ(Metric(c, "archimedes_magi_decisions_total{kind=\"migrate\"}"), 1);
+  EXPECT_EQ(Metric(c, "archimedes_magi_reviews_pending"), 0);
   std::this_thread::sleep_for(std::chrono::seconds(3));
   EXPECT_EQ(NodeCondition(c, "n1"), "NotReady") << "its agent alone must not bring it back";
 
-  // Readmitted (the record cleared), it is Ready once its agent is heard, and takes its replica.
-  store.Delete(OfflineKey("n1"));
+  // Readmitted (both records cleared in one transaction), it is Ready once its agent is heard,
+  // and takes its replica.
+  store.Txn(
+      {}, {{TxnOp::Kind::kDelete, OfflineKey("n1")}, {TxnOp::Kind::kDelete, MigrateKey("n1")}}, {});
   ASSERT_TRUE(WaitFor([&] { return NodeCondition(c, "n1") == "Ready"; }, 5));
+  EXPECT_EQ(Call(c, "GET", "/v1/nodes/n1").body["status"].count("reason"), 0);
   EXPECT_TRUE(WaitFor([&] { return ReplicasPerNode(c, "web") == "n1=1,n2=1"; }, 5))
       << ReplicasPerNode(c, "web");
+}
+
+TEST_F(MagiDecisionTest, AReviewOnRecordBeforeTheServerListsMovesAtOnce) {
+  httplib::Client& c = server_->client();
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody()).status, 201);
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n2", NodeBody()).status, 201);
+  StartAgent("n1");
+  StartAgent("n2");
+  ASSERT_EQ(Call(c, "PUT", "/v1/services/web", ServiceBody(1, "3")).status, 201);
+  ASSERT_TRUE(WaitFor([&] { return !ReplicasPerNode(c, "web").empty(); }, 10));
+  const std::string first = ReplicasPerNode(c, "web").substr(0, 2);
+  const std::string other = first == "n1" ? "n2" : "n1";
+
+  // Both records written while no server follows them: the restarted leader lists them.
+  EtcdStore store(etcd_->endpoint());
+  server_->Stop();
+  store.Put(OfflineKey(first), json{{"kind", "node-offline"}, {"node", first}}.dump());
+  store.Put(MigrateKey(first), json{{"kind", "migrate"}, {"node", first}}.dump());
+  server_->Start();
+  ASSERT_TRUE(WaitFor([&] { return NodeCondition(server_->client(), first) == "NotReady"; }, 20));
+  EXPECT_TRUE(WaitFor([&] { return ReplicasPerNode(server_->client(), "web") == other + "=1"; }, 5))
+      << ReplicasPerNode(server_->client(), "web");
+}
+
+TEST_F(MagiDecisionTest, TheApiServersReadyDoesNotLiftTheQuorumsHold) {
+  httplib::Client& c = server_->client();
+  const auto node = [](const std::string& ready) {
+    return json{{"apiVersion", "v1"},
+                {"kind", "Node"},
+                {"metadata", {{"name", "k1"}}},
+                {"status",
+                 {{"allocatable", {{"cpu", "4"}, {"memory", "8Gi"}}},
+                  {"conditions", {{{"type", "Ready"}, {"status", ready}}}}}}}
+        .dump();
+  };
+  ASSERT_EQ(Call(c, "POST", "/scheduler/nodes", node("True")).status, 201);
+  EtcdStore store(etcd_->endpoint());
+  store.Put(OfflineKey("k1"), json{{"kind", "node-offline"}, {"node", "k1"}}.dump());
+  ASSERT_TRUE(WaitFor([&] { return NodeCondition(c, "k1") == "Suspect"; }, 5));
+
+  const Answer a = Call(c, "POST", "/scheduler/nodes", node("True"));
+  ASSERT_EQ(a.status, 200) << a.body.dump();
+  EXPECT_EQ(a.body["items"][0]["status"]["condition"], "Suspect") << a.body.dump();
+  store.Delete(OfflineKey("k1"));
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Call(c, "POST", "/scheduler/nodes", node("True"))
+                   .body["items"][0]["status"]
+                   .value("condition", "") == "Ready";
+      },
+      5));
 }
 
 TEST_F(MagiDecisionTest, ASilentAgentMakesItsNodeOnlySuspect) {
