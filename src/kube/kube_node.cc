@@ -42,6 +42,23 @@ nlohmann::json EncodeRequirements(const std::vector<NodeSelectorRequirement>& rs
 
 }  // namespace
 
+std::string KubeletAddress(const nlohmann::json& node, const std::string& path) {
+  const Field status = Field(&node, path).Get("status");
+  std::string ip;
+  for (const char* type : {"InternalIP", "ExternalIP"}) {
+    for (const Field& a : status.Get("addresses").Items()) {
+      if (ip.empty() && a.Get("type").String() == type) ip = a.Get("address").String();
+    }
+  }
+  if (ip.empty()) return "";
+  // The real key is "Port", capital P (k8s.io/api/core/v1 DaemonEndpoint).
+  const Field port = status.Get("daemonEndpoints").Get("kubeletEndpoint").GetFolded("Port");
+  const int64_t number = port.Int(10250);
+  if (number < 1 || number > 65535) port.Fail("a port is in [1, 65535]");
+  const bool v6 = ip.find(':') != std::string::npos;
+  return (v6 ? "[" + ip + "]" : ip) + ":" + std::to_string(number);
+}
+
 std::vector<Taint> DecodeTaints(const Field& taints) {
   std::vector<Taint> out;
   for (const Field& f : taints.Items()) {

@@ -21,6 +21,12 @@ namespace archimedes {
 
 Node DecodeKubeNode(const nlohmann::json& node, const std::string& path = "Node");
 
+// Where the node's kubelet listens, HOST:PORT ("[IPv6]:PORT"): its first InternalIP (else its
+// first ExternalIP) from status.addresses and status.daemonEndpoints.kubeletEndpoint.Port (10250,
+// the kubelet's default, when absent). "" when the node states no IP. Throws KubeError naming the
+// field when a value has the wrong type or the port is outside [1, 65535].
+std::string KubeletAddress(const nlohmann::json& node, const std::string& path = "Node");
+
 // The pieces Pods and Nodes share, also read by the service's own objects (server/objects.h).
 std::vector<Taint> DecodeTaints(const Field& taints);
 std::vector<Toleration> DecodeTolerations(const Field& tolerations);

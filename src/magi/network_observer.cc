@@ -50,7 +50,8 @@ std::vector<MissedProbe> NetworkObserver::ProbeAll(const std::vector<NodeTarget>
   std::vector<MissedProbe> missed;
   for (size_t i = 0; i < nodes.size(); ++i) {
     ProbeResult r = probes[i].get();
-    if (!r.tcp_ok || !r.http_ok) missed.push_back({i, std::move(r)});
+    const bool probed_http = !nodes[i].health_url.empty();
+    if (!r.tcp_ok || (probed_http && !r.http_ok)) missed.push_back({i, std::move(r)});
   }
   return missed;
 }

@@ -26,7 +26,8 @@ class NodeObserver {
   virtual ~NodeObserver() = default;
 
   // Probes every node of `nodes` once, in the round that lands at second `now`. Returns the
-  // probes that missed an answer, in node order; every node left out answered both.
+  // probes that missed an answer, in node order; every node left out answered both (a node
+  // without a health URL: TCP, the only probe it has).
   virtual std::vector<MissedProbe> ProbeAll(const std::vector<NodeTarget>& nodes, int64_t now) = 0;
 
   // The age at `now` of each named node's latest heartbeat, aligned with `nodes`; nullopt where

@@ -18,6 +18,9 @@ bool SplitHostPort(const std::string& address, std::string* host, std::string* p
   if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) return false;
   *host = address.substr(0, colon);
   *port = address.substr(colon + 1);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);  // [IPv6]:PORT
+  }
   return port->find_first_not_of("0123456789") == std::string::npos;
 }
 

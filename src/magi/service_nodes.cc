@@ -23,8 +23,13 @@ std::vector<NodeTarget> ParseNodeList(const std::string& server, const std::stri
       const std::string name =
           item.value("metadata", nlohmann::json::object()).value("name", std::string());
       if (address.empty() || name.empty()) continue;
-      nodes.push_back(
-          {name, spec.value("pod", std::string()), address, "http://" + address + "/healthz"});
+      const std::string probe = spec.value("probe", std::string("healthz"));
+      if (probe != "healthz" && probe != "tcp") {
+        throw std::runtime_error(where + ": node " + name + ": probe \"" + probe +
+                                 "\" is not healthz or tcp");
+      }
+      nodes.push_back({name, spec.value("pod", std::string()), address,
+                       probe == "tcp" ? "" : "http://" + address + "/healthz"});
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(where + ": a node is not as serve writes it: " + e.what());

@@ -1,8 +1,8 @@
 // The nodes a MAGI member watches, as `archimedes serve` knows them (GET /v1/nodes, docs/api.md):
-// every node registered with an `address` — where its agent answers GET /healthz — probed by a
-// TCP connect to it and a GET of http://ADDRESS/healthz, in the node's POD. Nodes without an
-// address (no agent there to probe) are left out. This keeps a member's view of the fleet current
-// as nodes join and leave, instead of a static nodes file.
+// every node registered with an `address`, in the node's POD, probed as its `probe` says: a TCP
+// connect to it and a GET of http://ADDRESS/healthz (`healthz`: an agent), or the TCP connect only
+// (`tcp`: a Kubernetes node's kubelet port). Nodes without an address are left out. This keeps a
+// member's view of the fleet current as nodes join and leave, instead of a static nodes file.
 #ifndef ARCHIMEDES_MAGI_SERVICE_NODES_H_
 #define ARCHIMEDES_MAGI_SERVICE_NODES_H_
 

@@ -184,12 +184,14 @@ Reply ControlPlane::PutNode(const Event& event) {
     if (request.node.capacity != current.capacity ||
         request.node.allocatable != current.allocatable || request.node.zone != current.zone ||
         request.node.pod != current.pod || request.node.taints != current.taints) {
-      throw Invalid(what +
-                        ": only its labels and address may change; delete and add it again to "
-                        "change its capacity, allocatable, zone, pod or taints",
-                    "spec");
+      throw Invalid(
+          what +
+              ": only its labels, address and probe may change; delete and add it again to "
+              "change its capacity, allocatable, zone, pod or taints",
+          "spec");
     }
-    if (request.node.labels == current.labels && request.address == record.address) {
+    if (request.node.labels == current.labels && request.address == record.address &&
+        request.probe == record.probe) {
       return {200, NodeJson(event.target, record)};
     }
     const int64_t version = Commit(event);
@@ -199,6 +201,7 @@ Reply ControlPlane::PutNode(const Event& event) {
     }
     it->second.version = version;
     it->second.address = request.address;
+    it->second.probe = request.probe;
     return {200, NodeJson(event.target, it->second)};
   }
   if (request.meta.resource_version) {
@@ -211,7 +214,11 @@ Reply ControlPlane::PutNode(const Event& event) {
   const NodeId id = engine_.AddNode(request.node);
   Drain();
   NodeRecord& record = nodes_[event.target];
-  record = {.id = id, .version = version, .removed = false, .address = request.address};
+  record = {.id = id,
+            .version = version,
+            .removed = false,
+            .address = request.address,
+            .probe = request.probe};
   if (node_names_.size() <= static_cast<size_t>(id)) {
     node_names_.resize(id + 1);
     node_actions_.resize(id + 1);
@@ -931,7 +938,10 @@ nlohmann::json ControlPlane::NodeJson(const std::string& name, const NodeRecord&
     }
   }
   nlohmann::json spec = EncodeNodeSpec(node);
-  if (!r.address.empty()) spec["address"] = r.address;
+  if (!r.address.empty()) {
+    spec["address"] = r.address;
+    spec["probe"] = r.probe;
+  }
   // Keys DecodeNodeStatus reads back unchanged: a node read and sent to its status.
   nlohmann::json status = {{"condition", condition},
                            {"requested", EncodeResources(state.requested(r.id))},

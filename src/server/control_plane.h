@@ -139,8 +139,9 @@ class ControlPlane {
     int64_t version = 0;
     bool removed = false;
     bool suspect = false;  // not ready, yet what runs there stays (NodeState::kSuspect)
-    std::string address;   // where its agent answers /healthz (NodeRequest::address)
-    std::string reason;    // why it has its condition (NodeStatusRequest::reason)
+    std::string address;   // where MAGI's members probe it, and how (NodeRequest)
+    std::string probe;
+    std::string reason;  // why it has its condition (NodeStatusRequest::reason)
   };
   // A container that ended badly, as its agent reported it (Kubernetes' lastState.terminated).
   struct Termination {

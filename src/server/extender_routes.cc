@@ -131,6 +131,7 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
       "/scheduler/nodes", "/scheduler/nodes", Extender([&context](const httplib::Request& r) {
         std::vector<Node> nodes;
         std::vector<std::optional<bool>> stated_ready;  // what the node's Ready condition says
+        std::vector<std::string> kubelets;              // where its kubelet listens
         try {
           std::vector<nlohmann::json> docs = ParseDocuments("request body", r.body);
           if (docs.empty()) {
@@ -139,6 +140,7 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
           for (const nlohmann::json& doc : ExpandLists(std::move(docs))) {
             nodes.push_back(DecodeKubeNode(doc));
             stated_ready.push_back(StatedReady(doc));
+            kubelets.push_back(KubeletAddress(doc));
           }
         } catch (const KubeError& e) {
           throw BadRequest(e.what(), e.path());
@@ -147,10 +149,17 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
         int status = 200;
         for (size_t i = 0; i < nodes.size(); ++i) {
           const Node& node = nodes[i];
+          nlohmann::json spec = EncodeNodeSpec(node);
+          // MAGI's members probe the kubelet's port: a TCP connect, as it answers only TLS with
+          // credentials (docs/magi.md).
+          if (!kubelets[i].empty()) {
+            spec["address"] = kubelets[i];
+            spec["probe"] = "tcp";
+          }
           const nlohmann::json body = {{"apiVersion", "archimedes.io/v1"},
                                        {"kind", "Node"},
                                        {"metadata", {{"labels", node.labels}}},
-                                       {"spec", EncodeNodeSpec(node)}};
+                                       {"spec", spec}};
           Reply reply = context.Mutate(
               {.kind = EventKind::kPutNode, .target = node.name, .body = body.dump()});
           if (reply.status == 201) status = 201;

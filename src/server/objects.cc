@@ -164,6 +164,12 @@ NodeRequest DecodeNode(const std::string& name, const std::string& body) {
       if (const std::string problem = HostPortProblem(r.address); !problem.empty()) {
         a->Fail(problem);
       }
+      r.probe = "healthz";
+    }
+    if (auto p = spec.Find("probe")) {
+      r.probe = p->String();
+      if (r.address.empty()) p->Fail("a probe needs spec.address, where to probe");
+      if (r.probe != "healthz" && r.probe != "tcp") p->Fail("expected healthz or tcp");
     }
     spec.RejectUnknownKeys();
     root.RejectUnknownKeys();

@@ -34,8 +34,11 @@ struct ObjectMeta {
 struct NodeRequest {
   ObjectMeta meta;
   Node node;  // its labels are the metadata's
-  // HOST:PORT where the node's agent answers GET /healthz, which MAGI's members probe; "" if none.
+  // HOST:PORT where MAGI's members probe the node; "" if none. How (`probe`): "healthz", a TCP
+  // connect and GET /healthz (an Archimedes agent), or "tcp", a TCP connect only (a kubelet's
+  // port, which answers only TLS with credentials).
   std::string address;
+  std::string probe;  // "" exactly when `address` is
 };
 // `name` is the path's; the body's metadata.name, when given, must equal it.
 NodeRequest DecodeNode(const std::string& name, const std::string& body);

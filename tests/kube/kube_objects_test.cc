@@ -74,6 +74,39 @@ TEST(KubeNodeTest, ReadsTheGpuNode) {
   EXPECT_EQ(ToString(node.taints[0]), "nvidia.com/gpu=present:NoSchedule");
 }
 
+TEST(KubeNodeTest, TheKubeletListensOnTheInternalIpAndTheDaemonEndpointsPort) {
+  ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/node-gpu-node-a.json");
+  nlohmann::json node = Fixture("node-gpu-node-a.json");
+  EXPECT_EQ(KubeletAddress(node), "10.0.1.21:10250");
+  node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"] = 10260;
+  EXPECT_EQ(KubeletAddress(node), "10.0.1.21:10260");
+  node["status"]["daemonEndpoints"].erase("kubeletEndpoint");
+  EXPECT_EQ(KubeletAddress(node), "10.0.1.21:10250") << "the kubelet's default port";
+
+  const auto with = [](const nlohmann::json& addresses) {
+    return KubeletAddress({{"status", {{"addresses", addresses}}}});
+  };
+  EXPECT_EQ(with({{{"type", "Hostname"}, {"address", "h"}},
+                  {{"type", "ExternalIP"}, {"address", "203.0.113.7"}}}),
+            "203.0.113.7:10250");
+  EXPECT_EQ(with({{{"type", "ExternalIP"}, {"address", "203.0.113.7"}},
+                  {{"type", "InternalIP"}, {"address", "fd00::21"}}}),
+            "[fd00::21]:10250");
+  EXPECT_EQ(with({{{"type", "Hostname"}, {"address", "h"}}}), "") << "no IP: nothing to probe";
+  EXPECT_EQ(KubeletAddress({{"metadata", {{"name", "n"}}}}), "");
+
+  node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"] = 70000;
+  try {
+    KubeletAddress(node);
+    ADD_FAILURE() << "port 70000 accepted";
+  } catch (const KubeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Node.status.daemonEndpoints.kubeletEndpoint.Port"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(KubeletAddress({{"status", {{"addresses", "10.0.0.1"}}}}), KubeError);
+}
+
 TEST(KubeNodeTest, ReadsEveryNodeOfTheFullNodeFilterRequestDespiteManagedFields) {
   ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/filter-request-full-nodes.json");
   const nlohmann::json items = Fixture("filter-request-full-nodes.json")["Nodes"]["items"];

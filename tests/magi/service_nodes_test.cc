@@ -99,6 +99,20 @@ TEST(ServiceNodesTest, NodesWithAnAddressSortedByName) {
   EXPECT_EQ(nodes[1].health_url, "http://10.0.0.13:7070/healthz");
 }
 
+// A Kubernetes node registered through POST /scheduler/nodes: its kubelet's port, TCP only.
+TEST(ServiceNodesTest, AKubeletIsProbedByTcpOnly) {
+  FakeServe serve(200, R"({"kind":"NodeList","items":[
+{"metadata":{"name":"gpu-node-a"},"spec":{"address":"10.0.1.21:10250","probe":"tcp","pod":"rack-1"}},
+{"metadata":{"name":"agent-b"},"spec":{"address":"10.0.1.22:10248","probe":"healthz"}}]})");
+  const std::vector<NodeTarget> nodes = ReadServiceNodes(serve.url(), kTimeout);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].name, "agent-b");
+  EXPECT_EQ(nodes[0].health_url, "http://10.0.1.22:10248/healthz");
+  EXPECT_EQ(nodes[1].name, "gpu-node-a");
+  EXPECT_EQ(nodes[1].address, "10.0.1.21:10250");
+  EXPECT_EQ(nodes[1].health_url, "");
+}
+
 TEST(ServiceNodesTest, AnEmptyFleetIsNoNodes) {
   FakeServe serve(200, R"({"items":[],"kind":"NodeList"})");
   EXPECT_TRUE(ReadServiceNodes(serve.url(), kTimeout).empty());
@@ -159,7 +173,9 @@ TEST(ServiceNodesTest, MalformedItemsAreAnError) {
   for (const char* body : {R"({"kind":"NodeList","items":[1]})",
                            R"({"kind":"NodeList","items":[{"metadata":{"name":"n"},"spec":null}]})",
                            R"({"kind":"NodeList","items":[{"metadata":{"name":"n"},)"
-                           R"("spec":{"address":7070}}]})"}) {
+                           R"("spec":{"address":7070}}]})",
+                           R"({"kind":"NodeList","items":[{"metadata":{"name":"n"},)"
+                           R"("spec":{"address":"h:1","probe":"icmp"}}]})"}) {
     FakeServe serve(200, body);
     try {
       ReadServiceNodes(serve.url(), kTimeout);

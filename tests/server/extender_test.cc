@@ -307,6 +307,16 @@ TEST_F(ExtenderContractTest, MalformedMessagesAreRefusedNamingTheField) {
 }
 
 // kubectl get nodes -o yaml, as it comes; and YAML that would take a parser's memory, refused.
+TEST(ExtenderNodesTest, MagiProbesARegisteredNodesKubeletPort) {
+  ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/node-gpu-node-a.json");
+  testing::TestServer server;
+  httplib::Client& c = server.client();
+  ASSERT_EQ(Call(c, "POST", "/scheduler/nodes", FixtureText("node-gpu-node-a.json")).status, 201);
+  const json spec = Call(c, "GET", "/v1/nodes/gpu-node-a").body["spec"];
+  EXPECT_EQ(spec["address"], "10.0.1.21:10250");
+  EXPECT_EQ(spec["probe"], "tcp");
+}
+
 TEST(ExtenderNodesTest, NodesAreRegisteredFromYaml) {
   testing::TestServer server;
   httplib::Client& c = server.client();

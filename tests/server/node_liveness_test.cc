@@ -165,6 +165,21 @@ TEST(NodeAddressTest, TheAgentsAddressIsShownMayChangeAndSurvivesARestart) {
   ASSERT_EQ(a.status, 200) << a.body.dump();
   EXPECT_EQ(a.body["spec"]["address"], "10.0.0.12:10248");
 
+  EXPECT_EQ(a.body["spec"]["probe"], "healthz") << "an agent's address: GET /healthz";
+  // A kubelet's port is probed by a TCP connect only.
+  json kubelet = json::parse(NodeBody("10.0.0.12:10250"));
+  kubelet["spec"]["probe"] = "tcp";
+  a = Call(c, "PUT", "/v1/nodes/n1", kubelet.dump());
+  ASSERT_EQ(a.status, 200) << a.body.dump();
+  EXPECT_EQ(a.body["spec"]["probe"], "tcp");
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody("10.0.0.12:10248")).status, 200);
+
+  json bad = json::parse(NodeBody("10.0.0.12:10250"));
+  bad["spec"]["probe"] = "icmp";
+  ExpectError(Call(c, "PUT", "/v1/nodes/n2", bad.dump()), 400, "BadRequest", "spec.probe");
+  bad = json::parse(NodeBody());
+  bad["spec"]["probe"] = "tcp";
+  ExpectError(Call(c, "PUT", "/v1/nodes/n2", bad.dump()), 400, "BadRequest", "spec.probe");
   ExpectError(Call(c, "PUT", "/v1/nodes/n2", NodeBody("no-port")), 400, "BadRequest",
               "spec.address");
   ExpectError(Call(c, "PUT", "/v1/nodes/n2", NodeBody("host:99999")), 400, "BadRequest",
