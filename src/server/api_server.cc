@@ -11,6 +11,7 @@
 #include "server/api_error.h"
 #include "server/etcd_location.h"
 #include "server/magi_decisions.h"
+#include "server/magi_heartbeats.h"
 #include "server/replica.h"
 #include "server/sqlite_journal.h"
 #include "store/etcd_cluster.h"
@@ -141,11 +142,17 @@ int64_t ApiServer::Run() {
     listener.join();
     throw;
   }
-  // MAGI's decisions reach the engine only through etcd, where its members record them.
+  // MAGI's decisions reach the engine only through etcd, where its members record them, and the
+  // agents' contacts reach the members there as the nodes' heartbeats.
   std::unique_ptr<MagiDecisionWatch> decisions;
+  std::unique_ptr<MagiHeartbeats> heartbeats;
   if (etcd_journal_ != nullptr) {
-    decisions = std::make_unique<MagiDecisionWatch>(context_, ParseEtcdLocation(config_.store));
+    const EtcdLocation location = ParseEtcdLocation(config_.store);
+    decisions = std::make_unique<MagiDecisionWatch>(context_, location);
     decisions->Start();
+    if (ApiContext::WatchesAgents(config_) && config_.magi_heartbeat_s > 0) {
+      heartbeats = std::make_unique<MagiHeartbeats>(location, config_.magi_heartbeat_s);
+    }
   }
   std::unique_lock lock(stop_mu_);
   while (!stop_requested_) {
@@ -158,6 +165,12 @@ int64_t ApiServer::Run() {
         // The wall clock stepped back: the engine's time never does; the next tick catches up.
       }
       JudgeAgents();
+      if (heartbeats) RenewHeartbeats(*heartbeats);
+      lock.lock();
+    }
+    if (decisions && context_.leading) {
+      lock.unlock();
+      decisions->Reconcile();
       lock.lock();
     }
     stop_cv_.wait_for(lock, std::chrono::seconds(config_.cycle_s),
@@ -211,6 +224,20 @@ void ApiServer::JudgeAgents() {
       std::cerr << "archimedes serve: node " << node << " stays: " << e.what() << std::endl;
     }
   }
+}
+
+void ApiServer::RenewHeartbeats(MagiHeartbeats& heartbeats) {
+  const int64_t now = WallSeconds();
+  const auto steady_now = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, int64_t>> contacts;
+  {
+    std::lock_guard lock(context_.mu);
+    for (const auto& [node, last] : context_.liveness.LastContacts(steady_now)) {
+      contacts.emplace_back(
+          node, now - std::chrono::duration_cast<std::chrono::seconds>(steady_now - last).count());
+    }
+  }
+  heartbeats.Renew(contacts, now);
 }
 
 void ApiServer::Stop() {

@@ -25,6 +25,8 @@
 
 namespace archimedes {
 
+class MagiHeartbeats;
+
 class ApiServer {
  public:
   // Throws ConfigError, JournalError, or std::runtime_error when the address cannot be bound.
@@ -45,8 +47,10 @@ class ApiServer {
  private:
   // Judges the nodes by their agents' contact (server/node_liveness.h), through the node status
   // event: a silent agent's node turns NotReady, or Suspect when MAGI's quorum decides; one heard
-  // again turns Ready (a NotReady node under MAGI only when the quorum readmits it).
+  // again turns Ready (a node the quorum holds offline only once it readmits it).
   void JudgeAgents();
+  // Hands the agents' latest contacts to MAGI's members as the nodes' heartbeats.
+  void RenewHeartbeats(MagiHeartbeats& heartbeats);
 
   ServerConfig config_;
   std::unique_ptr<Journal> journal_;

@@ -22,14 +22,20 @@ namespace {
   throw ConfigError(std::string(key) + " \"" + value + "\": " + why);
 }
 
-int64_t PositiveDuration(std::string_view key, const std::string& value) {
+int64_t NonNegativeDuration(std::string_view key, const std::string& value) {
   int64_t seconds = 0;
   try {
     seconds = ParseDuration(value);
   } catch (const DurationError& e) {
     Fail(key, value, e.what());
   }
-  if (seconds <= 0) Fail(key, value, "must be at least 1s");
+  if (seconds < 0) Fail(key, value, "must not be negative");
+  return seconds;
+}
+
+int64_t PositiveDuration(std::string_view key, const std::string& value) {
+  const int64_t seconds = NonNegativeDuration(key, value);
+  if (seconds == 0) Fail(key, value, "must be at least 1s");
   return seconds;
 }
 
@@ -67,6 +73,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"node-grace",
        "wall clock: a node whose agent is silent this long turns NotReady, its containers placed "
        "again; with etcd only Suspect until MAGI's quorum decides (a duration: 40s; 0s: never)"},
+      {"magi-heartbeat",
+       "etcd, wall clock: how often the heartbeat of each node whose agent is heard is renewed "
+       "for MAGI's members, who count a fresh one as proof of life (a duration: 10s; 0s: never)"},
       {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
       {"http-threads", "requests served at once; each waiting long-poll holds one"},
   };
@@ -133,14 +142,9 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
   } else if (key == "usage-round") {
     config.usage_round_s = PositiveDuration(key, value);
   } else if (key == "node-grace") {
-    int64_t seconds = 0;
-    try {
-      seconds = ParseDuration(value);
-    } catch (const DurationError& e) {
-      Fail(key, value, e.what());
-    }
-    if (seconds < 0) Fail(key, value, "must not be negative");
-    config.node_grace_s = seconds;
+    config.node_grace_s = NonNegativeDuration(key, value);
+  } else if (key == "magi-heartbeat") {
+    config.magi_heartbeat_s = NonNegativeDuration(key, value);
   } else if (key == "max-body") {
     int64_t bytes = 0;
     try {

@@ -19,6 +19,8 @@
 //   node-grace: 40s            wall clock: a node whose agent is silent this long is NotReady,
 //                              with etcd Suspect until MAGI decides (server/node_liveness.h);
 //                              0s: never
+//   magi-heartbeat: 10s        etcd, wall clock: how often each heard agent's node heartbeat is
+//                              renewed for MAGI's members (server/magi_heartbeats.h); 0s: never
 //   max-body: 1Mi              largest request body accepted (413 beyond)
 //   http-threads: 64           requests served at once (each waiting long-poll holds one)
 #ifndef ARCHIMEDES_SERVER_CONFIG_H_
@@ -55,7 +57,8 @@ struct ServerConfig {
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
-  int64_t node_grace_s = 40;  // Kubernetes' node-monitor-grace-period
+  int64_t node_grace_s = 40;      // Kubernetes' node-monitor-grace-period
+  int64_t magi_heartbeat_s = 10;  // the kubelet's node lease renewal
   int64_t max_body_bytes = int64_t{1} << 20;
   int http_threads = 64;
 };

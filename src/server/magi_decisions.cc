@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -160,6 +161,23 @@ void MagiDecisionWatch::Apply(const WatchEvent& event) {
               << ": it turns Ready once its agent is heard" << std::endl;
   }
   if (put) Act(record->node);
+}
+
+void MagiDecisionWatch::Reconcile() {
+  std::vector<std::string> lagging;
+  {
+    std::lock_guard lock(context_.mu);
+    if (!context_.decisions_synced) return;
+    for (const std::string& node : context_.decided_offline) {
+      const std::optional<NodeState> state = context_.plane.NodeStateOf(node);
+      const bool approved = context_.migration_approved.count(node) > 0;
+      if (state == NodeState::kReady || (approved && state == NodeState::kSuspect)) {
+        lagging.push_back(node);
+      }
+    }
+    if (!lagging.empty()) context_.metrics.SetMagiReviewsPending(PendingReviews());
+  }
+  for (const std::string& node : lagging) Act(node);
 }
 
 void MagiDecisionWatch::Act(const std::string& node) {

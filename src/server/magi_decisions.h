@@ -38,6 +38,9 @@ class MagiDecisionWatch {
   void Start();
   // Ends the watch and joins its thread; safe to call twice.
   void Stop();
+  // Acts on every node whose condition lags behind the decisions on record: one registered, or
+  // registered again, after they were read. The server's cycle calls it on the leader.
+  void Reconcile();
 
  private:
   // A record under decisions/: which node, and whether it is a migrate (else node-offline) one.

@@ -27,4 +27,12 @@ std::vector<std::string> NodeLiveness::Heard(Clock::time_point now) const {
   return heard;
 }
 
+std::vector<std::pair<std::string, NodeLiveness::Clock::time_point>> NodeLiveness::LastContacts(
+    Clock::time_point now) const {
+  std::vector<std::pair<std::string, Clock::time_point>> contacts;
+  contacts.reserve(last_.size());
+  for (const auto& [node, last] : last_) contacts.emplace_back(node, std::min(last, now));
+  return contacts;
+}
+
 }  // namespace archimedes

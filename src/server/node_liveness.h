@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace archimedes {
@@ -32,6 +33,8 @@ class NodeLiveness {
   std::vector<std::string> Silent(Clock::time_point now) const;
   // Nodes heard from within the grace at `now`.
   std::vector<std::string> Heard(Clock::time_point now) const;
+  // Every watched node and its latest contact as of `now` (a long-poll still waiting: `now`).
+  std::vector<std::pair<std::string, Clock::time_point>> LastContacts(Clock::time_point now) const;
   // No longer watched (the node was removed).
   void Forget(const std::string& node) { last_.erase(node); }
 

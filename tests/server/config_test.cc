@@ -33,6 +33,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "http-threads", "128");
   SetConfigKey(c, "buffer", "0.25");
   SetConfigKey(c, "node-grace", "2m");
+  SetConfigKey(c, "magi-heartbeat", "5s");
   EXPECT_EQ(ListenAddress(c), "0.0.0.0:9090");
   EXPECT_EQ(c.data, "/var/lib/archimedes");
   EXPECT_EQ(c.policy, "reclaim");
@@ -44,7 +45,8 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.http_threads, 128);
   EXPECT_EQ(c.buffer, 0.25);
   EXPECT_EQ(c.node_grace_s, 120);
-  EXPECT_EQ(ConfigKeys().size(), 14u);
+  EXPECT_EQ(c.magi_heartbeat_s, 5);
+  EXPECT_EQ(ConfigKeys().size(), 15u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
@@ -61,6 +63,8 @@ TEST(ConfigTest, BadValuesAreNamed) {
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "0s"); }).find("at least 1s"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "node-grace", "-5s"); }).find("node-grace \"-5s\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "magi-heartbeat", "-1s"); }).find("must not be negative"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "1 second"); }).find("cycle \"1 second\""),
             std::string::npos);

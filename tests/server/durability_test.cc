@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "server/kill_load.h"
-#include "support/serve_process.h"
 #include "server/test_server.h"
+#include "support/serve_process.h"
 
 namespace archimedes {
 namespace {

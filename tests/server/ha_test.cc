@@ -20,8 +20,8 @@
 
 #include "server/etcd_cluster.h"
 #include "server/kill_load.h"
-#include "support/serve_process.h"
 #include "server/test_server.h"
+#include "support/serve_process.h"
 
 namespace archimedes {
 namespace {

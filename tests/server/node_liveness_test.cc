@@ -201,6 +201,7 @@ class MagiDecisionTest : public ::testing::Test {
     ServerConfig config = TestServer::VirtualConfig();
     config.clock = ClockMode::kWall;
     config.node_grace_s = 2;
+    config.magi_heartbeat_s = 1;
     config.store = "etcd://" + etcd_->endpoint().substr(std::string("http://").size()) + "/t";
     server_ = std::make_unique<TestServer>(config);
     // Ready is not leading: writes are refused until this replica holds the lead.
@@ -334,6 +335,41 @@ TEST_F(MagiDecisionTest, TheApiServersReadyDoesNotLiftTheQuorumsHold) {
                    .value("condition", "") == "Ready";
       },
       5));
+}
+
+TEST_F(MagiDecisionTest, ADecisionOnRecordBeforeTheNodeIsRegisteredActsOnIt) {
+  httplib::Client& c = server_->client();
+  EtcdStore store(etcd_->endpoint());
+  store.Put(OfflineKey("late"), json{{"kind", "node-offline"}, {"node", "late"}}.dump());
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // listed, and watched past
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/late", NodeBody()).status, 201);
+  EXPECT_TRUE(WaitFor([&] { return NodeCondition(c, "late") == "Suspect"; }, 5))
+      << NodeCondition(c, "late");
+  store.Put(MigrateKey("late"), json{{"kind", "migrate"}, {"node", "late"}}.dump());
+  EXPECT_TRUE(WaitFor([&] { return NodeCondition(c, "late") == "NotReady"; }, 5));
+}
+
+// The agents' contacts reach MAGI's members as heartbeats: renewed while the agent is heard, left
+// to age once it is silent.
+TEST_F(MagiDecisionTest, AHeardAgentsNodeHeartbeatsForTheMembers) {
+  httplib::Client& c = server_->client();
+  ASSERT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody()).status, 201);
+  StartAgent("n1");
+  EtcdStore store(etcd_->endpoint());
+  const auto heartbeat = [&]() -> int64_t {
+    const std::optional<KeyValue> kv = store.Get("/t/magi/heartbeats/n1");
+    return kv ? json::parse(kv->value).value("at", int64_t{-1}) : -1;
+  };
+  ASSERT_TRUE(WaitFor([&] { return heartbeat() >= WallSeconds() - 1; }, 5)) << heartbeat();
+  const int64_t first = heartbeat();
+  EXPECT_TRUE(WaitFor([&] { return heartbeat() > first; }, 5)) << "renewed every second";
+
+  Silence("n1");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const int64_t last = heartbeat();
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(heartbeat(), last) << "a silent agent's heartbeat ages";
+  EXPECT_LE(last, WallSeconds() - 2);
 }
 
 TEST_F(MagiDecisionTest, ASilentAgentMakesItsNodeOnlySuspect) {

@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/serve_process.h"
 #include "server/test_server.h"
+#include "support/serve_process.h"
 
 namespace archimedes {
 namespace {
