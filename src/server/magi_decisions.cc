@@ -175,7 +175,8 @@ void MagiDecisionWatch::Reconcile() {
         lagging.push_back(node);
       }
     }
-    if (!lagging.empty()) context_.metrics.SetMagiReviewsPending(PendingReviews());
+    // Also kept current here: nodes registered or removed change it without a decision.
+    context_.metrics.SetMagiReviewsPending(PendingReviews());
   }
   for (const std::string& node : lagging) Act(node);
 }

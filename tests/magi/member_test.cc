@@ -1,7 +1,6 @@
 #include "magi/member.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "magi/loopback.h"
 #include "magi/network_observer.h"
 #include "store/etcd_store.h"
 #include "store/etcd_test_server.h"
@@ -48,30 +48,12 @@ size_t Occurrences(const std::string& text, const std::string& what) {
 // Real members: real etcd, real probes of nodes serving /healthz on loopback ports.
 
 // A node that answers GET /healthz on a loopback port until stopped.
-class HealthNode {
+class HealthNode : public testing::HttpStub {
  public:
-  HealthNode() {
-    server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok", "text/plain");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  ~HealthNode() { Stop(); }
-  void Stop() {
-    if (!thread_.joinable()) return;
-    server_.stop();
-    thread_.join();
-  }
+  HealthNode() : HttpStub("/healthz") {}
   NodeTarget Target(const std::string& name) const {
-    const std::string addr = "127.0.0.1:" + std::to_string(port_);
-    return NodeTarget{name, "pod-x", addr, "http://" + addr + "/healthz"};
+    return NodeTarget{name, "pod-x", address(), url() + "/healthz"};
   }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
 };
 
 class MemberTest : public ::testing::Test {

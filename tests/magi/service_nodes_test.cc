@@ -1,18 +1,15 @@
-// ReadServiceNodes against real HTTP servers on loopback ports standing in for `archimedes serve`.
+// ReadServiceNodes against real HTTP servers on loopback ports standing in for `archimedes serve`
+// (magi/loopback.h).
 #include "magi/service_nodes.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "magi/loopback.h"
 
 namespace archimedes::magi {
 namespace {
@@ -33,60 +30,15 @@ constexpr char kNodeList[] = R"({"items":[
  "status":{"condition":"Ready","containers":1,"requested":{},"taskRequested":{},"usage":{}}}
 ],"kind":"NodeList"})";
 
-// A server answering GET /v1/nodes with a fixed status and body on a free loopback port.
-class FakeServe {
- public:
-  FakeServe(int status, std::string body) {
-    server_.Get("/v1/nodes",
-                [status, body = std::move(body)](const httplib::Request&, httplib::Response& res) {
-                  res.status = status;
-                  res.set_content(body, "application/json");
-                });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  ~FakeServe() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
-// A loopback port bound but not listening, held while the object lives: connecting to it is
-// refused at once, and no other process can start listening there meanwhile.
-class DeadPort {
- public:
-  DeadPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      throw std::runtime_error("cannot bind a loopback port");
-    }
-    port_ = ntohs(addr.sin_port);
-  }
-  ~DeadPort() { close(fd_); }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
+using testing::HttpStub;
+using testing::LoopbackPort;
 
 void ExpectMentions(const std::string& text, const std::string& what) {
   EXPECT_NE(text.find(what), std::string::npos) << "\"" << what << "\" not in: " << text;
 }
 
 TEST(ServiceNodesTest, NodesWithAnAddressSortedByName) {
-  FakeServe serve(200, kNodeList);
+  HttpStub serve("/v1/nodes", 200, kNodeList);
   const std::vector<NodeTarget> nodes = ReadServiceNodes(serve.url(), kTimeout);
   ASSERT_EQ(nodes.size(), 2u);
   EXPECT_EQ(nodes[0].name, "node-1");
@@ -101,7 +53,7 @@ TEST(ServiceNodesTest, NodesWithAnAddressSortedByName) {
 
 // A Kubernetes node registered through POST /scheduler/nodes: its kubelet's port, TCP only.
 TEST(ServiceNodesTest, AKubeletIsProbedByTcpOnly) {
-  FakeServe serve(200, R"({"kind":"NodeList","items":[
+  HttpStub serve("/v1/nodes", 200, R"({"kind":"NodeList","items":[
 {"metadata":{"name":"gpu-node-a"},"spec":{"address":"10.0.1.21:10250","probe":"tcp","pod":"rack-1"}},
 {"metadata":{"name":"agent-b"},"spec":{"address":"10.0.1.22:10248","probe":"healthz"}}]})");
   const std::vector<NodeTarget> nodes = ReadServiceNodes(serve.url(), kTimeout);
@@ -114,27 +66,27 @@ TEST(ServiceNodesTest, AKubeletIsProbedByTcpOnly) {
 }
 
 TEST(ServiceNodesTest, AnEmptyFleetIsNoNodes) {
-  FakeServe serve(200, R"({"items":[],"kind":"NodeList"})");
+  HttpStub serve("/v1/nodes", 200, R"({"items":[],"kind":"NodeList"})");
   EXPECT_TRUE(ReadServiceNodes(serve.url(), kTimeout).empty());
   // A trailing slash on the server is the same server.
   EXPECT_TRUE(ReadServiceNodes(serve.url() + "/", kTimeout).empty());
 }
 
 TEST(ServiceNodesTest, TheFirstServerThatAnswersIsRead) {
-  DeadPort down;
-  FakeServe serve(200, kNodeList);
+  LoopbackPort down(false);
+  HttpStub serve("/v1/nodes", 200, kNodeList);
   const std::vector<NodeTarget> nodes = ReadServiceNodes(down.url() + "," + serve.url(), kTimeout);
   ASSERT_EQ(nodes.size(), 2u);
   EXPECT_EQ(nodes[0].name, "node-1");
 
   // A server that answers with an error is passed over too.
-  FakeServe unavailable(503, R"({"kind":"Status","message":"not the leader"})");
+  HttpStub unavailable("/v1/nodes", 503, R"({"kind":"Status","message":"not the leader"})");
   EXPECT_EQ(ReadServiceNodes(unavailable.url() + "," + serve.url(), kTimeout).size(), 2u);
 }
 
 TEST(ServiceNodesTest, AllServersDownNamesEach) {
-  DeadPort first;
-  DeadPort second;
+  LoopbackPort first(false);
+  LoopbackPort second(false);
   try {
     ReadServiceNodes(first.url() + "," + second.url(), kTimeout);
     FAIL() << "no error";
@@ -145,7 +97,7 @@ TEST(ServiceNodesTest, AllServersDownNamesEach) {
 }
 
 TEST(ServiceNodesTest, AServerAnsweringAnErrorIsNamedWithItsStatus) {
-  FakeServe unavailable(503, "not the leader");
+  HttpStub unavailable("/v1/nodes", 503, "not the leader");
   try {
     ReadServiceNodes(unavailable.url(), kTimeout);
     FAIL() << "no error";
@@ -157,7 +109,7 @@ TEST(ServiceNodesTest, AServerAnsweringAnErrorIsNamedWithItsStatus) {
 TEST(ServiceNodesTest, AnAnswerThatIsNotANodeListIsAnError) {
   for (const char* body : {"<html>archimedes</html>", R"({"kind":"Node","metadata":{}})",
                            R"({"kind":"NodeList","items":{}})", "[]"}) {
-    FakeServe serve(200, body);
+    HttpStub serve("/v1/nodes", 200, body);
     try {
       ReadServiceNodes(serve.url(), kTimeout);
       ADD_FAILURE() << "no error for " << body;
@@ -176,7 +128,7 @@ TEST(ServiceNodesTest, MalformedItemsAreAnError) {
                            R"("spec":{"address":7070}}]})",
                            R"({"kind":"NodeList","items":[{"metadata":{"name":"n"},)"
                            R"("spec":{"address":"h:1","probe":"icmp"}}]})"}) {
-    FakeServe serve(200, body);
+    HttpStub serve("/v1/nodes", 200, body);
     try {
       ReadServiceNodes(serve.url(), kTimeout);
       ADD_FAILURE() << "no error for " << body;
