@@ -10,6 +10,7 @@
 #include "model/wall_clock.h"
 #include "server/api_error.h"
 #include "server/etcd_location.h"
+#include "server/kube_scheduler.h"
 #include "server/magi_decisions.h"
 #include "server/magi_heartbeats.h"
 #include "server/replica.h"
@@ -114,6 +115,9 @@ ApiServer::ApiServer(ServerConfig config)
     config_.advertise = "http://" + config_.host + ":" + std::to_string(port_);
   }
   context_.leader = config_.advertise;
+  if (!config_.kube_api.empty()) {
+    kube_api_ = ResolveKubeApi(config_.kube_api, config_.kube_token_file, config_.kube_ca_file);
+  }
   etcd_journal_ = dynamic_cast<EtcdJournal*>(journal_.get());
 }
 
@@ -154,6 +158,11 @@ int64_t ApiServer::Run() {
       heartbeats = std::make_unique<MagiHeartbeats>(location, config_.magi_heartbeat_s);
     }
   }
+  std::unique_ptr<KubeScheduler> kube;
+  if (!config_.kube_api.empty()) {
+    kube = std::make_unique<KubeScheduler>(context_, kube_api_);
+    kube->Start();
+  }
   std::unique_lock lock(stop_mu_);
   while (!stop_requested_) {
     if (config_.clock == ClockMode::kWall && context_.leading) {
@@ -177,6 +186,7 @@ int64_t ApiServer::Run() {
                       [this] { return stop_requested_; });
   }
   lock.unlock();
+  if (kube) kube->Stop();
   if (decisions) decisions->Stop();
   http_.stop();
   listener.join();

@@ -20,6 +20,7 @@
 #include "server/control_plane.h"
 #include "server/etcd_journal.h"
 #include "server/journal.h"
+#include "server/kube_api_client.h"
 #include "server/metrics.h"
 #include "server/router.h"
 
@@ -29,7 +30,8 @@ class MagiHeartbeats;
 
 class ApiServer {
  public:
-  // Throws ConfigError, JournalError, or std::runtime_error when the address cannot be bound.
+  // Throws ConfigError (a kube-api token or CA file missing too), JournalError, or
+  // std::runtime_error when the address cannot be bound.
   explicit ApiServer(ServerConfig config);
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
@@ -55,6 +57,7 @@ class ApiServer {
   ServerConfig config_;
   std::unique_ptr<Journal> journal_;
   EtcdJournal* etcd_journal_ = nullptr;  // journal_, when the store is etcd
+  KubeApiLocation kube_api_;             // with kube-api: where and how to reach it
   ControlPlane plane_;
   ServerMetrics metrics_;
   ApiContext context_;

@@ -76,6 +76,15 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"magi-heartbeat",
        "etcd, wall clock: how often the heartbeat of each node whose agent is heard is renewed "
        "for MAGI's members, who count a fresh one as proof of life (a duration: 10s; 0s: never)"},
+      {"kube-api",
+       "run as Kubernetes' scheduler of the pods with kube-scheduler-name: the API server's URL "
+       "(https://HOST:PORT), or in-cluster (the pod's service account)"},
+      {"kube-token-file", "bearer token file for kube-api (in-cluster: the service account's)"},
+      {"kube-ca-file", "CA bundle of kube-api's certificate (in-cluster: the service account's)"},
+      {"kube-scheduler-name", "spec.schedulerName of the pods kube-api mode places (archimedes)"},
+      {"kube-metrics",
+       "kube-api: how often pod usage is read from metrics.k8s.io into the profiles (a duration: "
+       "60s; 0s: never)"},
       {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
       {"http-threads", "requests served at once; each waiting long-poll holds one"},
   };
@@ -145,6 +154,20 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
     config.node_grace_s = NonNegativeDuration(key, value);
   } else if (key == "magi-heartbeat") {
     config.magi_heartbeat_s = NonNegativeDuration(key, value);
+  } else if (key == "kube-api") {
+    if (value != "in-cluster" && !value.starts_with("https://") && !value.starts_with("http://")) {
+      Fail(key, value, "expected https://HOST:PORT, http://HOST:PORT or in-cluster");
+    }
+    config.kube_api = value;
+  } else if (key == "kube-token-file") {
+    config.kube_token_file = value;
+  } else if (key == "kube-ca-file") {
+    config.kube_ca_file = value;
+  } else if (key == "kube-scheduler-name") {
+    if (value.empty()) Fail(key, value, "must name the scheduler pods ask for");
+    config.kube_scheduler_name = value;
+  } else if (key == "kube-metrics") {
+    config.kube_metrics_s = NonNegativeDuration(key, value);
   } else if (key == "max-body") {
     int64_t bytes = 0;
     try {

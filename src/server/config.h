@@ -21,6 +21,13 @@
 //                              0s: never
 //   magi-heartbeat: 10s        etcd, wall clock: how often each heard agent's node heartbeat is
 //                              renewed for MAGI's members (server/magi_heartbeats.h); 0s: never
+//   kube-api: URL              run as Kubernetes' scheduler of pods with `kube-scheduler-name`
+//                              (server/kube_scheduler.h): https://HOST:PORT, or in-cluster (the
+//                              pod's service account); unset: no Kubernetes API
+//   kube-token-file: PATH      bearer token for kube-api (in-cluster: the service account's)
+//   kube-ca-file: PATH         CA bundle that signs kube-api's certificate (in-cluster: ditto)
+//   kube-scheduler-name: archimedes   spec.schedulerName of the pods it places
+//   kube-metrics: 60s          how often PodMetrics are read from metrics.k8s.io (0s: never)
 //   max-body: 1Mi              largest request body accepted (413 beyond)
 //   http-threads: 64           requests served at once (each waiting long-poll holds one)
 #ifndef ARCHIMEDES_SERVER_CONFIG_H_
@@ -59,6 +66,11 @@ struct ServerConfig {
   int64_t usage_round_s = 60;
   int64_t node_grace_s = 40;      // Kubernetes' node-monitor-grace-period
   int64_t magi_heartbeat_s = 10;  // the kubelet's node lease renewal
+  std::string kube_api;           // empty: none
+  std::string kube_token_file;
+  std::string kube_ca_file;
+  std::string kube_scheduler_name = "archimedes";
+  int64_t kube_metrics_s = 60;
   int64_t max_body_bytes = int64_t{1} << 20;
   int http_threads = 64;
 };

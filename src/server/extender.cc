@@ -263,10 +263,10 @@ ExtenderFilterResult ExtenderBatchFilter(const ControlPlane& plane, const Extend
   return result;
 }
 
-std::pair<std::string, std::string> BoundPodService(const KubePod& pod, const std::string& node) {
+std::pair<std::string, std::string> PodService(const KubePod& pod, const std::string& node) {
   const std::string name = DnsLabel(pod.namespace_name + "-" + pod.name);
   Service s = pod.service;
-  s.node_selector["kubernetes.io/hostname"] = node;
+  if (!node.empty()) s.node_selector["kubernetes.io/hostname"] = node;
   nlohmann::json spec = EncodeServiceSpec(s);
   spec["sla"].erase("minAvailable");
   const nlohmann::json body = {{"apiVersion", "archimedes.io/v1"},

@@ -45,11 +45,11 @@ std::map<std::string, NodeVictims> ExtenderPreempt(const ControlPlane& plane,
                                                    const ExtenderPreemptionArgs& args,
                                                    const PodCache& pods);
 
-// The service a pod bound to `node` becomes (name, API body): one replica with the pod's
-// requests, limits, priority, QoS, application, tolerations and node affinity, its node selector
-// pinned to the node by kubernetes.io/hostname. The name is "<namespace>-<pod>" as a DNS label
-// (longer names end in a hash of the whole).
-std::pair<std::string, std::string> BoundPodService(const KubePod& pod, const std::string& node);
+// The service a pod becomes (name, API body): one replica with the pod's requests, limits,
+// priority, QoS, application, tolerations and node affinity; bound to `node`, its node selector
+// pinned there by kubernetes.io/hostname (empty `node`: a pending pod the engine places). The
+// name is "<namespace>-<pod>" as a DNS label (longer names end in a hash of the whole).
+std::pair<std::string, std::string> PodService(const KubePod& pod, const std::string& node);
 
 // The pods filter and prioritize saw, by UID, for bind (whose message names the pod only):
 // the last kCapacity of them. Thread-safe.

@@ -3,30 +3,18 @@
 // registers Kubernetes Node objects (JSON or YAML, a NodeList too: `kubectl get nodes -o yaml`)
 // as the fleet. A malformed message is a 400 whose body also carries kube-scheduler's `Error` key.
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "kube/documents.h"
-#include "kube/fields.h"
 #include "kube/kube_node.h"
 #include "server/api_error.h"
 #include "server/extender.h"
+#include "server/kube_nodes.h"
 #include "server/objects.h"
 #include "server/router.h"
 
 namespace archimedes {
 namespace {
-
-// What a Kubernetes Node's Ready condition says, read as kube/kube_node.h reads it: true for
-// "True", false for "False" or "Unknown", nothing when the node has no Ready condition (no
-// opinion: a node written by hand).
-std::optional<bool> StatedReady(const nlohmann::json& node) {
-  std::optional<bool> ready;
-  for (const Field& c : Field(&node, "").Get("status").Get("conditions").Items()) {
-    if (c.Get("type").String() == "Ready") ready = c.Get("status").String() == "True";
-  }
-  return ready;
-}
 
 template <typename F>
 auto Decoded(const std::string& what, const std::string& body, F decode) {
@@ -118,7 +106,7 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
           // Its job's task holds the node the plan gave it; filter passed only that one.
           return Reply{200, EncodeBindingResult("")};
         }
-        const auto [name, body] = BoundPodService(pod, args.node);
+        const auto [name, body] = PodService(pod, args.node);
         try {
           context.Mutate({.kind = EventKind::kPutService, .target = name, .body = body});
         } catch (const ApiError& e) {
@@ -129,65 +117,27 @@ void AddExtenderRoutes(Router& router, ApiContext& context) {
       }));
   router.Post(
       "/scheduler/nodes", "/scheduler/nodes", Extender([&context](const httplib::Request& r) {
-        std::vector<Node> nodes;
-        std::vector<std::optional<bool>> stated_ready;  // what the node's Ready condition says
-        std::vector<std::string> kubelets;              // where its kubelet listens
+        std::vector<nlohmann::json> nodes;
         try {
           std::vector<nlohmann::json> docs = ParseDocuments("request body", r.body);
           if (docs.empty()) {
             throw BadRequest("the body holds no Node (kubectl get nodes -o yaml, or -o json)");
           }
-          for (const nlohmann::json& doc : ExpandLists(std::move(docs))) {
-            nodes.push_back(DecodeKubeNode(doc));
-            stated_ready.push_back(StatedReady(doc));
-            kubelets.push_back(KubeletAddress(doc));
+          nodes = ExpandLists(std::move(docs));
+          // Every one is checked before any is registered.
+          for (const nlohmann::json& doc : nodes) {
+            DecodeKubeNode(doc);
+            KubeletAddress(doc);
           }
         } catch (const KubeError& e) {
           throw BadRequest(e.what(), e.path());
         }
         nlohmann::json items = nlohmann::json::array();
         int status = 200;
-        for (size_t i = 0; i < nodes.size(); ++i) {
-          const Node& node = nodes[i];
-          nlohmann::json spec = EncodeNodeSpec(node);
-          // MAGI's members probe the kubelet's port: a TCP connect, as it answers only TLS with
-          // credentials (docs/magi.md).
-          if (!kubelets[i].empty()) {
-            spec["address"] = kubelets[i];
-            spec["probe"] = "tcp";
-          }
-          const nlohmann::json body = {{"apiVersion", "archimedes.io/v1"},
-                                       {"kind", "Node"},
-                                       {"metadata", {{"labels", node.labels}}},
-                                       {"spec", spec}};
-          Reply reply = context.Mutate(
-              {.kind = EventKind::kPutNode, .target = node.name, .body = body.dump()});
+        for (const nlohmann::json& doc : nodes) {
+          Reply reply = RegisterKubeNode(context, doc);
           if (reply.status == 201) status = 201;
-          // The API server's NotReady is one observer's view (the kubelet's heartbeats reaching
-          // it): the node turns Suspect, nothing new placed there and nothing moved off it; only
-          // MAGI's quorum (or an operator) fails it. Ready again lifts that suspicion, not the
-          // quorum's.
-          const std::string condition = reply.body["status"].value("condition", "");
-          bool held_by_quorum = false;
-          {
-            std::lock_guard lock(context.mu);
-            held_by_quorum = context.HeldByQuorum(node.name);
-          }
-          std::optional<nlohmann::json> status;
-          if (stated_ready[i] == false && condition == "Ready") {
-            status = nlohmann::json::object(
-                {{"condition", "Suspect"},
-                 {"reason", "the Kubernetes API server reports it not Ready"}});
-          }
-          if (stated_ready[i] == true && condition == "Suspect" && !held_by_quorum) {
-            status = nlohmann::json::object({{"condition", "Ready"}});
-          }
-          if (status) {
-            reply = context.Mutate({.kind = EventKind::kNodeStatus,
-                                    .target = node.name,
-                                    .body = nlohmann::json{{"status", *status}}.dump()});
-          }
-          items.push_back(reply.body);
+          items.push_back(std::move(reply.body));
         }
         return Reply{status, {{"items", items}}};
       }));

@@ -72,6 +72,11 @@ void ServerMetrics::CountMagiDecision(const std::string& kind) {
   ++magi_decisions_[kind];
 }
 
+void ServerMetrics::CountKubeRequest(const std::string& call, int code) {
+  std::lock_guard lock(mu_);
+  ++kube_requests_[{call, code}];
+}
+
 void ServerMetrics::SetMagiReviewsPending(int64_t pending) {
   std::lock_guard lock(mu_);
   magi_reviews_pending_ = pending;
@@ -117,6 +122,14 @@ std::string ServerMetrics::Render(const ControlPlane& plane, const std::string& 
            "Nodes MAGI's quorum holds offline whose containers wait for the members' migration "
            "review (they stay until it passes).");
     Sample(out, "archimedes_magi_reviews_pending", "", static_cast<double>(magi_reviews_pending_));
+    Header(out, "archimedes_kube_api_requests_total", "counter",
+           "Calls of the own scheduler (kube-api) to the Kubernetes API server, by call (list, "
+           "watch, binding, eviction, metrics) and HTTP status (0: no answer).");
+    for (const auto& [key, count] : kube_requests_) {
+      Sample(out, "archimedes_kube_api_requests_total",
+             "call=\"" + key.first + "\",code=\"" + std::to_string(key.second) + "\"",
+             static_cast<double>(count));
+    }
   }
   const std::array<int64_t, 3> by_state = plane.NodesByState();
   Header(out, "archimedes_nodes", "gauge",

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "server/control_plane.h"
 
@@ -42,6 +43,9 @@ class ServerMetrics {
   // review.
   void CountMagiDecision(const std::string& kind);
   void SetMagiReviewsPending(int64_t pending);
+  // A call of serve's own scheduler to the Kubernetes API server (server/kube_scheduler.h): `call`
+  // is list, watch, binding, eviction or metrics; `code` its HTTP status, 0 when none came.
+  void CountKubeRequest(const std::string& call, int code);
   // The whole exposition; the caller holds the control plane's lock. `replica` is this
   // process's advertised URL and `leading` whether it applies writes (always, with SQLite): the
   // archimedes_leader gauge, 1 on the one replica that leads and 0 on the others.
@@ -54,6 +58,7 @@ class ServerMetrics {
   Histogram cycle_seconds_;
   std::map<std::string, int64_t> magi_decisions_ = {{"migrate", 0}, {"node-offline", 0}};
   int64_t magi_reviews_pending_ = 0;
+  std::map<std::pair<std::string, int>, int64_t> kube_requests_;
 };
 
 }  // namespace archimedes

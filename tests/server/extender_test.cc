@@ -178,7 +178,7 @@ TEST_F(ExtenderContractTest, PrioritizeScoresZeroToTenAndTheBestIsWhereTheEngine
   EXPECT_LT(a.body[1]["Score"].get<int64_t>(), best_score);
 
   // The engine, placing a replica of the same pod in the same state, goes to the same node.
-  json twin = json::parse(BoundPodService(DecodePod(Fixture("pod-pending-gpu.json")), best).second);
+  json twin = json::parse(PodService(DecodePod(Fixture("pod-pending-gpu.json")), best).second);
   twin["metadata"].erase("name");
   twin["spec"]["nodeSelector"].erase("kubernetes.io/hostname");
   ASSERT_EQ(Call(c(), "PUT", "/v1/services/twin", twin.dump()).status, 201);
