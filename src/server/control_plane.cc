@@ -1028,8 +1028,10 @@ nlohmann::json ControlPlane::JobJson(int32_t id, std::span<const PlannedTask> pl
   } else if (phase == "Failed") {
     status["reason"] = r.cancelled ? "Cancelled" : "GaveUp";
     status["message"] =
-        r.cancelled ? "cancelled by a DELETE"
-                    : std::to_string(s.failed) + " task(s) could not start before the give-up time";
+        !r.cancelled ? std::to_string(s.failed) + " task(s) could not start before the give-up time"
+        : r.labels.count("archimedes.io/pod-uid") > 0
+            ? "cancelled: its Kubernetes pod ended or was deleted"
+            : "cancelled by a DELETE";
   } else if (phase == "Late") {
     status["reason"] = "ToleranceExceeded";
     status["message"] = std::to_string(r.late_tasks) +

@@ -195,6 +195,11 @@ KubeAnswer KubeApiClient::Watch(const std::string& path, std::chrono::seconds id
   return answer;
 }
 
+bool KubeApiClient::cancelled() {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
 void KubeApiClient::Cancel() {
   std::lock_guard lock(mu_);
   cancelled_ = true;

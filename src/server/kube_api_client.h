@@ -62,6 +62,7 @@ class KubeApiClient {
                    const std::function<bool(const nlohmann::json&)>& on_line);
   // Ends every watch in progress and refuses every later call (status 0): for shutting down.
   void Cancel();
+  bool cancelled();
 
  private:
   std::unique_ptr<httplib::Client> Connect(std::chrono::seconds read_timeout) const;

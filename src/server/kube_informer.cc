@@ -52,6 +52,7 @@ void KubeInformer::Loop() {
 std::string KubeInformer::List() {
   const KubeAnswer answer = client_.Get(resource_);
   handlers_.observe("list", answer.status);
+  if (Stopping()) return "";
   if (!answer.ok()) {
     Fail("list " + resource_ + ": " + answer.Describe());
     return "";
@@ -73,6 +74,11 @@ std::string KubeInformer::List() {
   failing_ = false;
   backoff_ = std::chrono::seconds(1);
   return list.resource_version;
+}
+
+bool KubeInformer::Stopping() {
+  std::lock_guard lock(mu_);
+  return stopping_ || client_.cancelled();
 }
 
 bool KubeInformer::WatchFrom(std::string& version) {
@@ -99,6 +105,7 @@ bool KubeInformer::WatchFrom(std::string& version) {
     return true;
   });
   handlers_.observe("watch", answer.status);
+  if (Stopping()) return false;
   if (answer.status == 410) relist = true;
   if (relist) {
     std::cerr << "archimedes serve: kube: watch " << resource_ << " from resourceVersion "

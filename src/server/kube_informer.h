@@ -48,6 +48,7 @@ class KubeInformer {
   // a list; false after a failure (the caller backs off first).
   bool WatchFrom(std::string& version);
   void Fail(const std::string& what);
+  bool Stopping();
   // Waits `backoff_` (doubling it) or until Stop; false when stopping.
   bool Backoff();
 

@@ -296,6 +296,11 @@ void KubeScheduler::Finish(const PodEntry& entry, bool deleted) {
       }
       Mutate({.kind = EventKind::kContainerStatus, .target = container, .body = status.dump()},
              {404});
+      // The engine would run a failed task again; a pod never runs again (its Job's controller
+      // makes a new pod, a new job here).
+      if (entry.phase == "Failed") {
+        Mutate({.kind = EventKind::kCancelJob, .target = entry.target}, {404});
+      }
     } else {
       Mutate({.kind = EventKind::kCancelJob, .target = entry.target}, {404});
     }
@@ -370,16 +375,21 @@ void KubeScheduler::FollowActions() {
     if (kind != "Bind" && kind != "StartTask" && kind != "Migrate" && kind != "Evict") continue;
     const std::string uid = PodOf(target, job);
     if (uid.empty()) continue;
-    PendingCall call{.evict = kind != "Bind" && kind != "StartTask", .uid = uid};
+    PendingCall call{.evict = kind != "Bind" && kind != "StartTask",
+                     .uid = uid,
+                     .node = action.value("node", "")};
     if (kind == "Migrate") {
       call.why = "Archimedes moves it (" + action.value("trigger", std::string("migration")) +
                  "); a pod cannot move, its controller makes the replacement";
     } else if (kind == "Evict") {
       call.why = "Archimedes evicts it (" + action.value("reason", std::string("evicted")) + ")";
-    } else {
-      call.node = action["node"];
     }
-    if (!Call(call)) {
+    if (call.evict) {
+      std::lock_guard lock(mu_);
+      victims_[call.node].insert(uid);
+    }
+    const Outcome outcome = Call(call);
+    if (outcome != Outcome::kDone) {
       call.due = Clock::now() + call.backoff;
       std::lock_guard lock(mu_);
       pending_calls_.push_back(std::move(call));
@@ -387,14 +397,26 @@ void KubeScheduler::FollowActions() {
   }
 }
 
-bool KubeScheduler::Call(const PendingCall& call) {
+bool KubeScheduler::VictimsRemain(const std::string& node) {
+  const auto victims = victims_.find(node);
+  if (victims == victims_.end()) return false;
+  std::erase_if(victims->second,
+                [this](const std::string& uid) { return entries_.count(uid) == 0; });
+  if (!victims->second.empty()) return true;
+  victims_.erase(victims);
+  return false;
+}
+
+KubeScheduler::Outcome KubeScheduler::Call(const PendingCall& call) {
   PodEntry entry;
   {
     std::lock_guard lock(mu_);
     const auto it = entries_.find(call.uid);
     // Gone, finished, or (for a binding) bound already: the cluster shows it done.
-    if (it == entries_.end() || it->second.finished || it->second.terminating) return true;
-    if (!call.evict && !it->second.pod.node_name.empty()) return true;
+    if (it == entries_.end() || it->second.finished) return Outcome::kDone;
+    if (call.evict && it->second.terminating) return Outcome::kDone;
+    if (!call.evict && !it->second.pod.node_name.empty()) return Outcome::kDone;
+    if (!call.evict && VictimsRemain(call.node)) return Outcome::kWait;
     entry = it->second;
   }
   const KubePod& pod = entry.pod;
@@ -407,15 +429,15 @@ bool KubeScheduler::Call(const PendingCall& call) {
       std::lock_guard lock(mu_);
       if (auto it = entries_.find(call.uid); it != entries_.end())
         it->second.pod.node_name = call.node;
-      return true;
+      return Outcome::kDone;
     }
     if (answer.status == 0 || answer.status >= 500 || answer.status == 429) {
       Log(what + ": binding to " + call.node + ": " + answer.Describe() + "; retrying");
-      return false;
+      return Outcome::kRetry;
     }
     // 409: bound already (the watch will show where); 404: gone.
     Log(what + ": binding to " + call.node + ": " + answer.Describe());
-    return true;
+    return Outcome::kDone;
   }
   const KubeAnswer answer = client_.Post(PodPath(pod, "eviction"),
                                          EncodeEviction(pod.namespace_name, pod.name, pod.uid, -1));
@@ -423,7 +445,7 @@ bool KubeScheduler::Call(const PendingCall& call) {
   if (answer.status == 0 || answer.status == 429 || answer.status >= 500) {
     // 429: a PodDisruptionBudget forbids it now.
     Log(what + ": eviction: " + answer.Describe() + "; retrying");
-    return false;
+    return Outcome::kRetry;
   }
   if (answer.ok()) Log(what + " evicted: " + call.why);
   if (!answer.ok() && answer.status != 404) Log(what + ": eviction: " + answer.Describe());
@@ -435,7 +457,7 @@ bool KubeScheduler::Call(const PendingCall& call) {
       it->second.finished = true;
     }
   }
-  return true;
+  return Outcome::kDone;
 }
 
 void KubeScheduler::RunPendingCalls() {
@@ -453,9 +475,10 @@ void KubeScheduler::RunPendingCalls() {
     }
   }
   for (PendingCall& call : due) {
-    if (Call(call)) continue;
-    call.backoff = std::min(call.backoff * 2, kMaxCallBackoff);
-    call.due = Clock::now() + call.backoff;
+    const Outcome outcome = Call(call);
+    if (outcome == Outcome::kDone) continue;
+    if (outcome == Outcome::kRetry) call.backoff = std::min(call.backoff * 2, kMaxCallBackoff);
+    call.due = Clock::now() + (outcome == Outcome::kWait ? std::chrono::seconds(1) : call.backoff);
     std::lock_guard lock(mu_);
     pending_calls_.push_back(std::move(call));
   }

@@ -69,11 +69,12 @@ class KubeScheduler {
     bool finished = false;  // its end was reported
     bool running_reported = false;
   };
-  // A write to the API server to make again: a binding that got no answer, an eviction refused.
+  // A write to the API server to make (again): a binding that got no answer or waits for its
+  // node's victims, an eviction refused.
   struct PendingCall {
     bool evict = false;  // else bind
     std::string uid;
-    std::string node;  // bind
+    std::string node;  // where it binds, or where it is evicted from
     std::string why;   // evict
     std::chrono::seconds backoff{1};
     std::chrono::steady_clock::time_point due;
@@ -97,8 +98,14 @@ class KubeScheduler {
   void FollowActions();
   // The pod UID of engine object `target` (its archimedes.io/pod-uid label); empty: none.
   std::string PodOf(const std::string& target, bool job);
-  // Makes `call`; false when it is to be made again later.
-  bool Call(const PendingCall& call);
+  enum class Outcome : uint8_t {
+    kDone,   // made, or the cluster shows it needless
+    kRetry,  // refused or unanswered: again after a backoff
+    kWait,   // a binding whose node still holds pods being evicted: again in a second
+  };
+  Outcome Call(const PendingCall& call);
+  // Whether a pod evicted from `node` is still in the cluster; the caller holds mu_.
+  bool VictimsRemain(const std::string& node);
   void RunPendingCalls();
   void ReadMetrics();
   void SyncAll();
@@ -120,6 +127,10 @@ class KubeScheduler {
   std::map<std::string, std::string> owner_container_;   // engine object → its latest container
   std::map<std::string, nlohmann::json> cluster_nodes_;  // as last listed and watched
   std::vector<PendingCall> pending_calls_;
+  // Pods evicted, or to be, by node: a binding there waits until they are gone from the API
+  // server, as kube-scheduler's preemptor waits for its victims (their resources are held until
+  // then, and the kubelet would refuse the new pod).
+  std::map<std::string, std::set<std::string>> victims_;
   bool pods_listed_ = false;
   bool stopping_ = false;
   std::condition_variable wake_;

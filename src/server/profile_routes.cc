@@ -1,6 +1,8 @@
 // /v1/profiles: the application profiles learned online from the usage the agents report (class,
 // curves per dimension and time bin, right-sizing advice, health warnings); /v1/profiles/{app}
-// one application's, with its class and warnings. Rebuilt at most once per usage round.
+// one application's, with its class and warnings. Rebuilt at most once per usage round. An
+// application's name may hold a slash (a Kubernetes workload's is "namespace/name"): the rest of
+// the path is the name, written as is or with the slash escaped (%2F).
 #include "server/router.h"
 
 namespace archimedes {
@@ -9,11 +11,9 @@ void AddProfileRoutes(Router& router, ApiContext& context) {
   router.Get("/v1/profiles", "/v1/profiles", [&context](const httplib::Request&) {
     return Reply{200, context.Read([](const ControlPlane& p) { return p.Profiles(); })};
   });
-  router.Get(
-      R"(/v1/profiles/([^/]+))", "/v1/profiles/{app}", [&context](const httplib::Request& r) {
-        return Reply{200,
-                     context.Read([&](const ControlPlane& p) { return p.Profile(PathName(r)); })};
-      });
+  router.Get(R"(/v1/profiles/(.+))", "/v1/profiles/{app}", [&context](const httplib::Request& r) {
+    return Reply{200, context.Read([&](const ControlPlane& p) { return p.Profile(PathName(r)); })};
+  });
 }
 
 }  // namespace archimedes

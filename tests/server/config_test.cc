@@ -46,7 +46,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.buffer, 0.25);
   EXPECT_EQ(c.node_grace_s, 120);
   EXPECT_EQ(c.magi_heartbeat_s, 5);
-  EXPECT_EQ(ConfigKeys().size(), 15u);
+  EXPECT_EQ(ConfigKeys().size(), 20u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
