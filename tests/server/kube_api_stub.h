@@ -137,6 +137,11 @@ class KubeApiStub {
     std::lock_guard lock(mu_);
     return problems_;
   }
+  // Every call received: "GET /api/v1/pods", "GET /api/v1/pods?watch", "POST .../binding".
+  std::set<std::string> calls() {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
   int64_t version() {
     std::lock_guard lock(mu_);
     return version_;
@@ -156,8 +161,9 @@ class KubeApiStub {
   }
 
   bool Authorized(const httplib::Request& r, httplib::Response& w) {
-    if (r.get_header_value("Authorization") == "Bearer " + token_) return true;
     std::lock_guard lock(mu_);
+    calls_.insert(r.method + " " + r.path + (r.get_param_value("watch") == "true" ? "?watch" : ""));
+    if (r.get_header_value("Authorization") == "Bearer " + token_) return true;
     problems_.push_back(r.method + " " + r.path + " without the bearer token");
     w.status = 401;
     w.set_content(Status(401, "Unauthorized", "Unauthorized").dump(), "application/json");
@@ -335,6 +341,7 @@ class KubeApiStub {
   std::vector<std::pair<nlohmann::json, int>> evictions_;
   std::set<std::string> refused_;
   std::vector<std::string> problems_;
+  std::set<std::string> calls_;
   int metrics_reads_ = 0;
 };
 

@@ -3,14 +3,18 @@
 // against the shared fixtures (kube_api_stub.h): Debian packages no Kubernetes API server.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <thread>
 
+#include "kube/documents.h"
 #include "server/api_call.h"
 #include "server/config.h"
 #include "server/kube_api_client.h"
@@ -36,6 +40,42 @@ bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   return done();
+}
+
+// The RBAC rule a call of the stub's calls() needs: {apiGroup, resource, verb}.
+std::array<std::string, 3> AccessOf(const std::string& call) {
+  const size_t space = call.find(' ');
+  const std::string method = call.substr(0, space);
+  std::string path = call.substr(space + 1);
+  const bool watch = path.ends_with("?watch");
+  if (watch) path.resize(path.size() - 6);
+  std::string group;
+  if (path.starts_with("/apis/")) {
+    group = path.substr(6, path.find('/', 6) - 6);
+  }
+  std::vector<std::string> parts;
+  for (size_t at = 0; at != std::string::npos;) {
+    const size_t next = path.find('/', at + 1);
+    parts.push_back(path.substr(at + 1, next == std::string::npos ? next : next - at - 1));
+    at = next;
+  }
+  // .../namespaces/NS/pods/NAME/SUB, or .../pods
+  const std::string resource = parts.size() >= 3 && parts[parts.size() - 3] == "pods"
+                                   ? "pods/" + parts.back()
+                                   : parts.back();
+  return {group, resource, method == "POST" ? "create" : watch ? "watch" : "list"};
+}
+
+bool Granted(const json& role, const std::array<std::string, 3>& access) {
+  for (const json& rule : role["rules"]) {
+    const auto has = [&](const char* key, const std::string& value) {
+      return std::find(rule[key].begin(), rule[key].end(), value) != rule[key].end();
+    };
+    if (has("apiGroups", access[0]) && has("resources", access[1]) && has("verbs", access[2])) {
+      return true;
+    }
+  }
+  return false;
 }
 
 class KubeSchedulerTest : public ::testing::Test {
@@ -198,6 +238,23 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
   EXPECT_EQ(stub.bindings().size(), bindings);
   EXPECT_EQ(Count(server, "/v1/services"), services);
   EXPECT_TRUE(stub.problems().empty()) << ::testing::PrintToString(stub.problems());
+
+  // Every call it made is one examples/kubernetes/rbac.yaml grants its service account.
+  json role;
+  const std::string rbac = std::string(ARCHIMEDES_SOURCE_DIR) + "/examples/kubernetes/rbac.yaml";
+  for (const json& doc : ParseDocuments(rbac, testing::ReadFile(rbac))) {
+    if (doc["kind"] == "ClusterRole" && doc["metadata"]["name"] == "archimedes") role = doc;
+  }
+  ASSERT_TRUE(role.is_object());
+  std::set<std::array<std::string, 3>> accesses;
+  for (const std::string& call : stub.calls()) {
+    const auto access = AccessOf(call);
+    accesses.insert(access);
+    EXPECT_TRUE(Granted(role, access)) << call << " needs " << access[2] << " on " << access[1]
+                                       << " (group \"" << access[0] << "\")";
+  }
+  // list and watch of pods and nodes, the two subresources created, PodMetrics listed.
+  EXPECT_EQ(accesses.size(), 7u) << ::testing::PrintToString(stub.calls());
 }
 
 TEST_F(KubeSchedulerTest, AWrongTokenIsRefusedAndNothingIsRegistered) {

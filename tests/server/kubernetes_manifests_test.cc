@@ -1,9 +1,8 @@
 // examples/kubernetes/ as a platform team applies it: every manifest parses, has a kind and
 // apiVersion Kubernetes serves, and fits the others; the extender's URLs are routes `serve`
-// answers; the serve settings load; the RBAC grants what Archimedes calls.
+// answers; the serve settings (of both modes) load; the RBAC role is bound to serve's account.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -143,37 +142,32 @@ TEST(KubernetesManifestsTest, TheExtenderCallsRoutesServeAnswers) {
   EXPECT_EQ(verbs, 3);
 }
 
-struct Access {
-  std::string group, resource, verb;
-};
-
-// The API calls `serve --kube-api` makes (docs/kubernetes.md, "Permissions").
-const Access kCalls[] = {
-    {"", "pods", "list"},
-    {"", "pods", "watch"},
-    {"", "nodes", "list"},
-    {"", "nodes", "watch"},
-    {"", "pods/binding", "create"},
-    {"", "pods/eviction", "create"},
-    {"metrics.k8s.io", "pods", "list"},
-};
-
-TEST(KubernetesManifestsTest, RbacGrantsEveryCallServeMakes) {
+// own-scheduler/configmap.yaml replaces the serve settings for `serve --kube-api`: the same
+// object, the same settings plus kube-api in-cluster, for the pods the example pod stands for.
+TEST(KubernetesManifestsTest, TheOwnSchedulerSettingsReplaceTheExtendersAndLoad) {
   const std::map<std::string, json> objects = Objects();
-  const json& role = objects.at("ClusterRole/archimedes");
-  for (const Access& call : kCalls) {
-    bool granted = false;
-    for (const json& rule : role["rules"]) {
-      const auto has = [&](const char* key, const std::string& value) {
-        return std::find(rule[key].begin(), rule[key].end(), value) != rule[key].end() ||
-               std::find(rule[key].begin(), rule[key].end(), "*") != rule[key].end();
-      };
-      granted = granted || (has("apiGroups", call.group) && has("resources", call.resource) &&
-                            has("verbs", call.verb));
-    }
-    EXPECT_TRUE(granted) << call.verb << " " << call.resource << " (group \"" << call.group
-                         << "\") is not granted";
-  }
+  const fs::path file = kDir / "own-scheduler" / "configmap.yaml";
+  const std::vector<json> docs = ParseDocuments(file.string(), ReadText(file));
+  ASSERT_EQ(docs.size(), 1u);
+  const json& own = docs[0];
+  const json& extender = objects.at("ConfigMap/archimedes-serve");
+  EXPECT_EQ(own["kind"], extender["kind"]);
+  EXPECT_EQ(own["metadata"], extender["metadata"]);
+  ServerConfig base, config;
+  ReadConfigText("configmap.yaml", extender["data"]["serve.yaml"].get<std::string>(), base);
+  ReadConfigText(file.string(), own["data"]["serve.yaml"].get<std::string>(), config);
+  EXPECT_EQ(config.kube_api, "in-cluster");
+  EXPECT_EQ(config.kube_scheduler_name,
+            objects.at("Pod/hello-archimedes")["spec"]["schedulerName"]);
+  EXPECT_EQ(config.port, base.port);
+  EXPECT_EQ(config.data, base.data);
+  EXPECT_EQ(config.policy, base.policy);
+}
+
+// The role's rules against every call `serve --kube-api` really makes are checked where it makes
+// them (kube_scheduler_test.cc); here, that the role is bound to the account serve runs as.
+TEST(KubernetesManifestsTest, ServesRoleIsBoundToItsAccount) {
+  const std::map<std::string, json> objects = Objects();
   const json& binding = objects.at("ClusterRoleBinding/archimedes");
   EXPECT_EQ(binding["roleRef"]["name"], "archimedes");
   const std::string account =
