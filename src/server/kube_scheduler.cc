@@ -223,7 +223,11 @@ void KubeScheduler::Sync(const std::string& uid) {
   if (entry.target.empty()) {
     std::string target;
     bool batch = false;
-    if (ours && IsBatchPod(pod)) {
+    // Jobs carry no node constraints: a batch pod that has some is placed as a service, by
+    // the filters that read them, rather than bound where they forbid.
+    const bool constrained =
+        !pod.service.node_selector.empty() || !pod.service.node_affinity.empty();
+    if (ours && IsBatchPod(pod) && !constrained) {
       const auto [body, key] = BatchPodJob(pod);
       const Reply reply =
           Mutate({.kind = EventKind::kSubmitJob, .body = body, .idempotency_key = key});

@@ -6,8 +6,9 @@
 //   Node            registered as POST /scheduler/nodes does (server/kube_nodes.h); deleted when
 //                   it leaves the cluster: the cluster's Nodes are the fleet
 //   pending pod     ours: a service of one replica (server/extender.h PodService) or, for a batch
-//                   pod (archimedes.io/ annotations with a delay tolerance), a job of one task
-//                   planned like any other (BatchPodJob); another scheduler's: nothing yet
+//                   pod (archimedes.io/ annotations with a delay tolerance) without a nodeSelector
+//                   or required node affinity (jobs carry none), a job of one task planned like
+//                   any other (BatchPodJob); another scheduler's: nothing yet
 //   bound pod       a service pinned to its node, so the engine counts what it holds
 //   Running         the container reported Running (the engine's ContainerStarted)
 //   Succeeded, Failed, deleted

@@ -257,6 +257,27 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
   EXPECT_EQ(accesses.size(), 7u) << ::testing::PrintToString(stub.calls());
 }
 
+// Jobs carry no node constraints: a batch pod with a nodeSelector is placed as a service, by the
+// filter that reads it, and bound only where it allows.
+TEST_F(KubeSchedulerTest, ABatchPodWithANodeSelectorIsPlacedAsAService) {
+  KubeApiStub stub(kToken);
+  stub.Load("nodes", KubeRecording("node-list.json"));
+  json pods = KubeRecording("pod-list.json");
+  json sweep;
+  for (const json& pod : pods["items"]) {
+    if (pod["metadata"]["name"] == "sweep-0-q7m2c") sweep = pod;
+  }
+  sweep["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "kube-node-2"}};
+  pods["items"] = json::array({sweep});
+  stub.Load("pods", pods);
+  testing::TestServer server(Config(stub.url()));
+  ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/services") == 1; }));
+  EXPECT_EQ(Count(server, "/v1/jobs"), 0u);
+  Advance(server, "1s");
+  ASSERT_TRUE(WaitFor([&] { return stub.bindings().size() == 1; }));
+  EXPECT_EQ(BoundNode(stub, "research/sweep-0-q7m2c"), "kube-node-2");
+}
+
 TEST_F(KubeSchedulerTest, AWrongTokenIsRefusedAndNothingIsRegistered) {
   KubeApiStub stub("another-token");
   stub.Load("nodes", KubeRecording("node-list.json"));
