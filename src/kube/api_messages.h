@@ -31,7 +31,9 @@ struct KubeStatus {
   std::string reason;   // Expired, Gone, Conflict, TooManyRequests, NotFound, ...
   std::string message;  // with the causes' messages appended
 };
-struct KubeWatchEvent {
+// clang-tidy reads nlohmann::json's invariant checks in the implicit moves as throwing; they are
+// not.
+struct KubeWatchEvent {  // NOLINT(bugprone-exception-escape)
   enum class Type : uint8_t { kAdded, kModified, kDeleted, kBookmark, kError };
   Type type = Type::kAdded;
   nlohmann::json object;

@@ -68,7 +68,13 @@ std::string KubeInformer::List() {
     Fail("list " + resource_ + ": the list has no metadata.resourceVersion to watch from");
     return "";
   }
-  handlers_.replace(list.items);
+  // The handlers check what they read; whatever else a strange object makes them throw costs
+  // that object, not the process.
+  try {
+    handlers_.replace(list.items);
+  } catch (const std::exception& e) {
+    Fail("list " + resource_ + ": " + e.what());
+  }
   if (failing_)
     std::cerr << "archimedes serve: kube: " << resource_ << " listed again" << std::endl;
   failing_ = false;
@@ -101,7 +107,13 @@ bool KubeInformer::WatchFrom(std::string& version) {
       return false;
     }
     if (!event.resource_version.empty()) version = event.resource_version;
-    if (event.type != KubeWatchEvent::Type::kBookmark) handlers_.apply(event.type, event.object);
+    if (event.type == KubeWatchEvent::Type::kBookmark) return true;
+    try {
+      handlers_.apply(event.type, event.object);
+    } catch (const std::exception& e) {
+      std::cerr << "archimedes serve: kube: watch " << resource_
+                << ": an event is skipped: " << e.what() << std::endl;
+    }
     return true;
   });
   handlers_.observe("watch", answer.status);

@@ -22,13 +22,16 @@ constexpr const char* kPodUidLabel = "archimedes.io/pod-uid";
 
 void Log(const std::string& what) { std::cerr << "archimedes serve: kube: " << what << std::endl; }
 
-std::string UidOf(const nlohmann::json& object) {
-  const nlohmann::json* metadata =
-      object.is_object() && object.contains("metadata") ? &object["metadata"] : nullptr;
-  if (metadata == nullptr || !metadata->is_object()) return "";
-  const auto uid = metadata->find("uid");
-  return uid != metadata->end() && uid->is_string() ? uid->get<std::string>() : "";
+// metadata.KEY of an object when it is a string, else "".
+std::string MetadataString(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return "";
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return "";
+  const auto value = metadata->find(key);
+  return value != metadata->end() && value->is_string() ? value->get<std::string>() : "";
 }
+
+std::string UidOf(const nlohmann::json& object) { return MetadataString(object, "uid"); }
 
 // Namespaces and pod names are DNS subdomains: nothing in them needs escaping in a path.
 std::string PodPath(const KubePod& pod, const std::string& subresource) {
@@ -98,7 +101,7 @@ Reply KubeScheduler::Mutate(Event event, const std::set<int>& quiet) {
 void KubeScheduler::ReplaceNodes(const std::vector<nlohmann::json>& items) {
   std::map<std::string, nlohmann::json> listed;
   for (const nlohmann::json& item : items) {
-    const std::string name = item.value("metadata", nlohmann::json::object()).value("name", "");
+    const std::string name = MetadataString(item, "name");
     if (!name.empty()) listed[name] = item;
   }
   {
@@ -124,7 +127,7 @@ void KubeScheduler::ReplaceNodes(const std::vector<nlohmann::json>& items) {
 }
 
 void KubeScheduler::ApplyNode(KubeWatchEvent::Type type, const nlohmann::json& object) {
-  const std::string name = object.value("metadata", nlohmann::json::object()).value("name", "");
+  const std::string name = MetadataString(object, "name");
   if (name.empty()) return;
   {
     std::lock_guard lock(mu_);
@@ -152,24 +155,29 @@ void KubeScheduler::ApplyNode(KubeWatchEvent::Type type, const nlohmann::json& o
 
 bool KubeScheduler::Remember(const nlohmann::json& object) {
   KubePod pod;
+  PodEntry seen;
   try {
     pod = DecodePod(object);
+    const Field root(&object, "Pod");
+    seen.phase = root.Get("status").Get("phase").String();
+    seen.terminating = root.Get("metadata").Get("deletionTimestamp").present();
+    for (const Field& status : root.Get("status").Get("containerStatuses").Items()) {
+      const Field terminated = status.Get("state").Get("terminated");
+      if (terminated.Get("reason").String() == "OOMKilled") seen.oom_killed = true;
+      if (seen.exit_code == 0) seen.exit_code = terminated.Get("exitCode").Int();
+    }
   } catch (const KubeError& e) {
     const std::string uid = UidOf(object);
     Log("pod " + (uid.empty() ? std::string("without a uid") : uid) + " is ignored: " + e.what());
     return false;
   }
   if (pod.uid.empty()) return false;
-  const Field root(&object, "Pod");
   std::lock_guard lock(mu_);
   PodEntry& entry = entries_[pod.uid];
-  entry.phase = root.Get("status").Get("phase").String();
-  entry.terminating = root.Get("metadata").Get("deletionTimestamp").present();
-  for (const Field& status : root.Get("status").Get("containerStatuses").Items()) {
-    const Field terminated = status.Get("state").Get("terminated");
-    if (terminated.Get("reason").String() == "OOMKilled") entry.oom_killed = true;
-    if (entry.exit_code == 0) entry.exit_code = terminated.Get("exitCode").Int();
-  }
+  entry.phase = seen.phase;
+  entry.terminating = seen.terminating;
+  entry.oom_killed = seen.oom_killed;
+  entry.exit_code = seen.exit_code;
   entry.pod = std::move(pod);
   return true;
 }

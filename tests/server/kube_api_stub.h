@@ -173,8 +173,20 @@ class KubeApiStub {
   void PushLocked(const std::string& resource, nlohmann::json line) {
     const std::string type = line["type"];
     nlohmann::json& object = line["object"];
-    if (type == "ADDED" || type == "MODIFIED" || type == "BOOKMARK") {
+    // A line a test made malformed on purpose is streamed as it is.
+    const bool named = object.is_object() && object.contains("metadata") &&
+                       object["metadata"].is_object() && object["metadata"].contains("name") &&
+                       object["metadata"]["name"].is_string();
+    if (named && (type == "ADDED" || type == "MODIFIED")) {
       object["metadata"]["resourceVersion"] = std::to_string(++version_);
+    }
+    if (type == "BOOKMARK" && object.contains("metadata") && object["metadata"].is_object()) {
+      object["metadata"]["resourceVersion"] = std::to_string(++version_);
+    }
+    if (!named) {
+      queues_[resource].push_back(std::move(line));
+      changed_.notify_all();
+      return;
     }
     if (type == "ADDED" || type == "MODIFIED") {
       nlohmann::json stored = object;

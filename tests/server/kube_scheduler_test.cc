@@ -278,6 +278,31 @@ TEST_F(KubeSchedulerTest, ABatchPodWithANodeSelectorIsPlacedAsAService) {
   EXPECT_EQ(BoundNode(stub, "research/sweep-0-q7m2c"), "kube-node-2");
 }
 
+// What the API server sends is input: a malformed object is skipped (and logged), the others
+// are taken, and nothing stops.
+TEST_F(KubeSchedulerTest, MalformedObjectsCostOnlyThemselves) {
+  KubeApiStub stub(kToken);
+  json nodes = KubeRecording("node-list.json");
+  nodes["items"][1]["status"]["allocatable"]["cpu"] = "lots";
+  stub.Load("nodes", nodes);
+  json pods = KubeRecording("pod-list.json");
+  pods["items"][0]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "12 parsecs";
+  pods["items"][1]["status"]["phase"] = 7;
+  pods["items"][2]["metadata"]["uid"] = 42;
+  stub.Load("pods", pods);
+  testing::TestServer server(Config(stub.url()));
+  ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/nodes") == 1; }));
+  // web and the sweep job; coredns, ledger-0 and ledger-1 were malformed.
+  ASSERT_TRUE(WaitFor([&] {
+    return Count(server, "/v1/services") == 1 && Count(server, "/v1/jobs") == 1;
+  })) << Get(server, "/v1/services").dump().substr(0, 300);
+  stub.Push("pods", {{"type", "ADDED"}, {"object", {{"kind", "Pod"}, {"metadata", 5}}}});
+  stub.Push("pods", {{"type", "SOMETHING"}, {"object", json::object()}});
+  stub.Push("pods", KubeRecording("watch-pod-added.jsonl"));
+  ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/services") == 2; }));
+  EXPECT_EQ(Call(server.client(), "GET", "/healthz").status, 200);
+}
+
 TEST_F(KubeSchedulerTest, AWrongTokenIsRefusedAndNothingIsRegistered) {
   KubeApiStub stub("another-token");
   stub.Load("nodes", KubeRecording("node-list.json"));
