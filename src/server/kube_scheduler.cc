@@ -167,8 +167,10 @@ bool KubeScheduler::Remember(const nlohmann::json& object) {
       if (seen.exit_code == 0) seen.exit_code = terminated.Get("exitCode").Int();
     }
   } catch (const KubeError& e) {
-    const std::string uid = UidOf(object);
-    Log("pod " + (uid.empty() ? std::string("without a uid") : uid) + " is ignored: " + e.what());
+    const std::string name = MetadataString(object, "name");
+    Log("pod " +
+        (name.empty() ? "without a name" : MetadataString(object, "namespace") + "/" + name) +
+        " is ignored: " + e.what());
     return false;
   }
   if (pod.uid.empty()) return false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/command.h"
+#include "support/fixture_files.h"
 
 namespace archimedes {
 namespace {
@@ -25,12 +26,7 @@ struct SplitRun {
   std::string err;
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadText;
 
 // Runs `archimedes <args>` with stdout and stderr apart (stderr is a file: not a terminal).
 SplitRun RunApart(const std::string& args) {
@@ -41,7 +37,7 @@ SplitRun RunApart(const std::string& args) {
   char buffer[4096];
   while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
   const int status = pclose(pipe);
-  SplitRun run{WEXITSTATUS(status), out, ReadFile(err_path)};
+  SplitRun run{WEXITSTATUS(status), out, ReadText(err_path)};
   std::filesystem::remove(err_path);
   return run;
 }
@@ -109,8 +105,8 @@ TEST(ReportCliTest, SimulateReportSaysWhatTheTextAndJsonSay) {
       RunApart("simulate --nodes 20 --days 2 --policy k8s-default,archimedes --quiet --report " +
                html_path + " --json " + json_path);
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::string html = ReadFile(html_path);
-  const nlohmann::json doc = nlohmann::json::parse(ReadFile(json_path));
+  const std::string html = ReadText(html_path);
+  const nlohmann::json doc = nlohmann::json::parse(ReadText(json_path));
   std::filesystem::remove(html_path);
   std::filesystem::remove(json_path);
 
@@ -164,8 +160,8 @@ TEST(ReportCliTest, ProfileReportShowsClassesAdviceAndWarnings) {
                               " --report " + html_path + " --json " + json_path);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("applications profiled  done in"), std::string::npos) << r.err;
-  const std::string html = ReadFile(html_path);
-  const nlohmann::json doc = nlohmann::json::parse(ReadFile(json_path));
+  const std::string html = ReadText(html_path);
+  const nlohmann::json doc = nlohmann::json::parse(ReadText(json_path));
   for (const std::string& path : {history, html_path, json_path}) std::filesystem::remove(path);
 
   for (const nlohmann::json& c : doc["classes"]) {

@@ -2,67 +2,52 @@
 // and Status, and the wire data of tests/kube/api/.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "kube/api_messages.h"
 #include "kube/kube_error.h"
-#include "support/shared_data.h"
+#include "support/fixture_files.h"
 
 namespace archimedes {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-nlohmann::json Shared(const std::string& name) {
-  return nlohmann::json::parse(ReadText(testing::SharedPath("k8s-fixtures/" + name)));
-}
-
-nlohmann::json Recorded(const std::string& name) {
-  return nlohmann::json::parse(
-      ReadText(std::string(ARCHIMEDES_SOURCE_DIR) + "/tests/kube/api/" + name));
-}
+using testing::KubeFixture;
+using testing::KubeRecording;
 
 TEST(KubeApiMessagesTest, BindingIsTheFixtureExactly) {
   ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/binding-v1.json");
   EXPECT_EQ(EncodeBinding("ml-team", "resnet-train-7x2kq", "5f1c2a9e-3b7d-4c1e-9a2f-8d6e4b0c7a11",
                           "gpu-node-a"),
-            Shared("binding-v1.json"));
+            KubeFixture("binding-v1.json"));
 }
 
 TEST(KubeApiMessagesTest, EvictionIsTheFixtureExactly) {
   ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/eviction-v1.json");
   EXPECT_EQ(
       EncodeEviction("research", "batch-sweep-3f9kd", "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e51", 30),
-      Shared("eviction-v1.json"));
+      KubeFixture("eviction-v1.json"));
   // Without a grace period of its own the pod's applies: the key is left out.
   EXPECT_FALSE(EncodeEviction("a", "b", "c", -1)["deleteOptions"].contains("gracePeriodSeconds"));
 }
 
 TEST(KubeApiMessagesTest, StatusesOfTheAnswersAreRead) {
   ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/eviction-response-429.json");
-  const KubeStatus refused = DecodeStatus(Shared("eviction-response-429.json"), "Status");
+  const KubeStatus refused = DecodeStatus(KubeFixture("eviction-response-429.json"), "Status");
   EXPECT_EQ(refused.code, 429);
   EXPECT_EQ(refused.reason, "TooManyRequests");
   // The cause (a DisruptionBudget) names the budget: the log says which one refused.
   EXPECT_NE(refused.message.find("batch-sweep-pdb"), std::string::npos) << refused.message;
-  const KubeStatus conflict = DecodeStatus(Shared("binding-response-409.json"), "Status");
+  const KubeStatus conflict = DecodeStatus(KubeFixture("binding-response-409.json"), "Status");
   EXPECT_EQ(conflict.code, 409);
   EXPECT_EQ(conflict.reason, "Conflict");
-  EXPECT_EQ(DecodeStatus(Shared("binding-response-201.json"), "Status").code, 201);
+  EXPECT_EQ(DecodeStatus(KubeFixture("binding-response-201.json"), "Status").code, 201);
 }
 
 TEST(KubeApiMessagesTest, ListsKeepTheirResourceVersionAndItems) {
-  const KubeList pods = DecodeList(Recorded("pod-list.json"), "PodList");
+  const KubeList pods = DecodeList(KubeRecording("pod-list.json"), "PodList");
   EXPECT_EQ(pods.resource_version, "5010");
   EXPECT_EQ(pods.items.size(), 6u);
-  const KubeList nodes = DecodeList(Recorded("node-list.json"), "NodeList");
+  const KubeList nodes = DecodeList(KubeRecording("node-list.json"), "NodeList");
   EXPECT_EQ(nodes.resource_version, "5000");
   EXPECT_EQ(nodes.items.size(), 2u);
   EXPECT_THROW(DecodeList(nlohmann::json::array(), "PodList"), KubeError);
@@ -71,10 +56,7 @@ TEST(KubeApiMessagesTest, ListsKeepTheirResourceVersionAndItems) {
 
 TEST(KubeApiMessagesTest, WatchLinesOfEveryType) {
   const auto line = [](const std::string& file) {
-    std::ifstream in(std::string(ARCHIMEDES_SOURCE_DIR) + "/tests/kube/api/" + file);
-    std::string text;
-    std::getline(in, text);
-    return DecodeWatchEvent(nlohmann::json::parse(text), "watch");
+    return DecodeWatchEvent(KubeRecording(file), "watch");
   };
   const KubeWatchEvent added = line("watch-pod-added.jsonl");
   EXPECT_EQ(added.type, KubeWatchEvent::Type::kAdded);
@@ -102,14 +84,14 @@ TEST(KubeApiMessagesTest, WatchLinesOfEveryType) {
 
 TEST(KubeApiMessagesTest, PodMetricsSumTheContainers) {
   const std::vector<PodUsage> usage =
-      DecodePodMetricsList(Recorded("pod-metrics.json"), "PodMetricsList");
+      DecodePodMetricsList(KubeRecording("pod-metrics.json"), "PodMetricsList");
   ASSERT_EQ(usage.size(), 2u);
   EXPECT_EQ(usage[0].namespace_name, "shop");
   EXPECT_EQ(usage[0].name, "web-7c9d8b6f5-x2kq9");
   // 412873641n is 412.87 millicores, rounded up as Kubernetes rounds; 1536412Ki in bytes.
   EXPECT_EQ(usage[0].usage[Dim::kCpu], 413);
   EXPECT_EQ(usage[0].usage[Dim::kMemory], int64_t{1536412} * 1024);
-  nlohmann::json bad = Recorded("pod-metrics.json");
+  nlohmann::json bad = KubeRecording("pod-metrics.json");
   bad["items"][1]["containers"][0]["usage"]["cpu"] = "lots";
   try {
     DecodePodMetricsList(bad, "PodMetricsList");

@@ -11,21 +11,13 @@
 #include "kube/kube_pod.h"
 #include "kube/resource_list.h"
 #include "model/quantity.h"
-#include "support/shared_data.h"
+#include "support/fixture_files.h"
 
 namespace archimedes {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-nlohmann::json Fixture(const std::string& name) {
-  return nlohmann::json::parse(ReadText(testing::SharedPath("k8s-fixtures/" + name)));
-}
+// A shared fixture's JSON.
+nlohmann::json Fixture(const std::string& name) { return testing::KubeFixture(name); }
 
 TEST(KubePodTest, ReadsThePendingGpuPodAsKubeSchedulerDoes) {
   ARCHIMEDES_REQUIRE_SHARED("k8s-fixtures/pod-pending-gpu.json");

@@ -3,14 +3,12 @@
 // filter and prioritize answers checked against the engine's own placement of the same pod.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "kube/extender_messages.h"
 #include "server/extender.h"
-#include "support/shared_data.h"
+#include "support/fixture_files.h"
 #include "test_server.h"
 
 namespace archimedes {
@@ -18,16 +16,10 @@ namespace {
 
 using nlohmann::json;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 std::string FixtureText(const std::string& name) {
-  return ReadText(testing::SharedPath("k8s-fixtures/" + name));
+  return testing::ReadText(testing::SharedPath("k8s-fixtures/" + name));
 }
-json Fixture(const std::string& name) { return json::parse(FixtureText(name)); }
+json Fixture(const std::string& name) { return testing::KubeFixture(name); }
 
 struct Answer {
   int status = 0;

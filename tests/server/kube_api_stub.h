@@ -26,27 +26,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/shared_data.h"
+#include "support/fixture_files.h"
 
 namespace archimedes::testing {
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A recorded file of tests/kube/api/: JSON, or the first line of a .jsonl.
-inline nlohmann::json KubeRecording(const std::string& name) {
-  const std::string text = ReadFile(std::string(ARCHIMEDES_SOURCE_DIR) + "/tests/kube/api/" + name);
-  return nlohmann::json::parse(name.ends_with(".jsonl") ? text.substr(0, text.find('\n')) : text);
-}
-
-inline nlohmann::json KubeFixture(const std::string& name) {
-  return nlohmann::json::parse(ReadFile(SharedPath("k8s-fixtures/" + name)));
-}
 
 class KubeApiStub {
  public:

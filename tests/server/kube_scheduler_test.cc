@@ -242,7 +242,7 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
   // Every call it made is one examples/kubernetes/rbac.yaml grants its service account.
   json role;
   const std::string rbac = std::string(ARCHIMEDES_SOURCE_DIR) + "/examples/kubernetes/rbac.yaml";
-  for (const json& doc : ParseDocuments(rbac, testing::ReadFile(rbac))) {
+  for (const json& doc : ParseDocuments(rbac, testing::ReadText(rbac))) {
     if (doc["kind"] == "ClusterRole" && doc["metadata"]["name"] == "archimedes") role = doc;
   }
   ASSERT_TRUE(role.is_object());

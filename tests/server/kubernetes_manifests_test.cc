@@ -12,6 +12,7 @@
 
 #include "kube/documents.h"
 #include "server/config.h"
+#include "support/fixture_files.h"
 #include "test_server.h"
 
 namespace archimedes {
@@ -22,12 +23,7 @@ namespace fs = std::filesystem;
 
 const fs::path kDir = fs::path(ARCHIMEDES_SOURCE_DIR) / "examples" / "kubernetes";
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadText;
 
 // Every object of every manifest, by "Kind/name".
 std::map<std::string, json> Objects() {
