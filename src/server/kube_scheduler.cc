@@ -48,23 +48,21 @@ KubeScheduler::KubeScheduler(ApiContext& context, KubeApiLocation location)
 KubeScheduler::~KubeScheduler() { Stop(); }
 
 void KubeScheduler::Start() {
-  const auto observe = [this](const std::string& call, int status) {
-    context_.metrics.CountKubeRequest(call, status);
+  using Replace = void (KubeScheduler::*)(const std::vector<nlohmann::json>&);
+  using Apply = void (KubeScheduler::*)(KubeWatchEvent::Type, const nlohmann::json&);
+  const auto informer = [this](const char* resource, Replace replace, Apply apply) {
+    return std::make_unique<KubeInformer>(
+        client_, resource,
+        KubeInformer::Handlers{
+            .replace = [this, replace](
+                           const std::vector<nlohmann::json>& items) { (this->*replace)(items); },
+            .apply = [this, apply](KubeWatchEvent::Type type,
+                                   const nlohmann::json& object) { (this->*apply)(type, object); },
+            .observe = [this](const std::string& call,
+                              int status) { context_.metrics.CountKubeRequest(call, status); }});
   };
-  nodes_ = std::make_unique<KubeInformer>(
-      client_, "/api/v1/nodes",
-      KubeInformer::Handlers{
-          .replace = [this](const std::vector<nlohmann::json>& items) { ReplaceNodes(items); },
-          .apply = [this](KubeWatchEvent::Type type,
-                          const nlohmann::json& object) { ApplyNode(type, object); },
-          .observe = observe});
-  pods_ = std::make_unique<KubeInformer>(
-      client_, "/api/v1/pods",
-      KubeInformer::Handlers{
-          .replace = [this](const std::vector<nlohmann::json>& items) { ReplacePods(items); },
-          .apply = [this](KubeWatchEvent::Type type,
-                          const nlohmann::json& object) { ApplyPod(type, object); },
-          .observe = observe});
+  nodes_ = informer("/api/v1/nodes", &KubeScheduler::ReplaceNodes, &KubeScheduler::ApplyNode);
+  pods_ = informer("/api/v1/pods", &KubeScheduler::ReplacePods, &KubeScheduler::ApplyPod);
   nodes_->Start();
   pods_->Start();
   worker_ = std::thread([this] { Work(); });
