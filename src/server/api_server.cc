@@ -1,5 +1,7 @@
 #include "server/api_server.h"
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -90,6 +92,14 @@ ApiServer::ApiServer(ServerConfig config)
         metrics_.ObserveRequest("unmatched", request.method, response.status, 0);
         return httplib::Server::HandlerResponse::Handled;
       }));
+  // cpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed in Debian's
+  // library): a fleet's agents reconnecting at once to a restarted server would see their SYNs
+  // dropped and retried for minutes (bench/agent_fanout.sh). The listening socket is kept here and
+  // given the system's largest backlog once bound (listen again only updates the backlog).
+  http_.set_socket_options([this](socket_t socket) {
+    httplib::default_socket_options(socket);
+    listening_socket_ = socket;
+  });
   Router router(http_, context_);
   AddNodeRoutes(router, context_);
   AddServiceRoutes(router, context_);
@@ -111,6 +121,7 @@ ApiServer::ApiServer(ServerConfig config)
     port_ = -1;
   }
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + ListenAddress(config_));
+  if (listening_socket_ >= 0) ::listen(listening_socket_, SOMAXCONN);
   if (config_.advertise.empty()) {
     config_.advertise = "http://" + config_.host + ":" + std::to_string(port_);
   }

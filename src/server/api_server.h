@@ -63,6 +63,7 @@ class ApiServer {
   ApiContext context_;
   httplib::Server http_;
   int port_ = 0;
+  socket_t listening_socket_ = -1;  // as httplib made it, to widen its backlog
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stop_requested_ = false;
