@@ -106,13 +106,25 @@ void KubeScheduler::ReplaceNodes(const std::vector<nlohmann::json>& items) {
     std::lock_guard lock(mu_);
     cluster_nodes_ = listed;
   }
-  if (!Leading()) return;
+  // Pods wait for the first list of nodes (below): a pod is judged against the fleet.
+  const auto listed_now = [this] {
+    {
+      std::lock_guard lock(mu_);
+      nodes_listed_ = true;
+    }
+    wake_.notify_all();
+  };
+  if (!Leading()) {
+    listed_now();
+    return;
+  }
   for (const auto& [name, item] : listed) ApplyNode(KubeWatchEvent::Type::kModified, item);
   // The cluster's Nodes are the fleet: one it no longer has leaves it (drained).
   nlohmann::json fleet;
   try {
     fleet = context_.Read([](const ControlPlane& p) { return p.ListNodes(); });
   } catch (const ApiError&) {
+    listed_now();
     return;
   }
   for (const nlohmann::json& node : fleet["items"]) {
@@ -122,6 +134,7 @@ void KubeScheduler::ReplaceNodes(const std::vector<nlohmann::json>& items) {
       Mutate({.kind = EventKind::kDeleteNode, .target = name}, {404});
     }
   }
+  listed_now();
 }
 
 void KubeScheduler::ApplyNode(KubeWatchEvent::Type type, const nlohmann::json& object) {
@@ -183,6 +196,10 @@ bool KubeScheduler::Remember(const nlohmann::json& object) {
 }
 
 void KubeScheduler::ReplacePods(const std::vector<nlohmann::json>& items) {
+  {
+    std::unique_lock lock(mu_);
+    wake_.wait(lock, [this] { return nodes_listed_ || stopping_; });
+  }
   std::set<std::string> listed;
   for (const nlohmann::json& item : items) {
     if (Remember(item)) listed.insert(UidOf(item));
@@ -230,6 +247,7 @@ void KubeScheduler::Sync(const std::string& uid) {
   const bool ours = pod.scheduler_name == config_.kube_scheduler_name;
   if (entry.target.empty()) {
     std::string target;
+    std::string refusal;
     bool batch = false;
     // Jobs carry no node constraints: a batch pod that has some is placed as a service, by
     // the filters that read them, rather than bound where they forbid.
@@ -238,10 +256,12 @@ void KubeScheduler::Sync(const std::string& uid) {
     if (ours && IsBatchPod(pod) && !constrained) {
       const auto [body, key] = BatchPodJob(pod);
       const Reply reply =
-          Mutate({.kind = EventKind::kSubmitJob, .body = body, .idempotency_key = key});
+          Mutate({.kind = EventKind::kSubmitJob, .body = body, .idempotency_key = key}, {422});
       if (reply.status < 300) {
         target = reply.body["metadata"]["name"];
         batch = true;
+      } else if (reply.status == 422) {
+        refusal = reply.body.value("message", std::string("refused"));
       }
     } else if (ours || !pod.node_name.empty()) {
       // A pod another scheduler bound, or ours bound before a restart, holds its node; a pending
@@ -249,10 +269,23 @@ void KubeScheduler::Sync(const std::string& uid) {
       const auto [name, body] = PodService(pod, ours && pod.node_name.empty() ? "" : pod.node_name);
       const Reply reply =
           Mutate({.kind = EventKind::kPutService, .target = name, .body = body}, {422});
-      // 422: it exists under another shape (ours, placed before the pod showed its node).
-      if (reply.status < 300 || reply.status == 422) target = name;
+      if (reply.status < 300 || (reply.status == 422 && ServiceExists(name))) {
+        // 422 for one that exists: ours under another shape, placed before the pod showed its
+        // node.
+        target = name;
+      } else if (reply.status == 422) {
+        refusal = reply.body.value("message", std::string("refused"));
+      }
     }
-    if (target.empty()) return;
+    if (target.empty()) {
+      std::lock_guard lock(mu_);
+      const auto it = entries_.find(uid);
+      if (it != entries_.end() && !refusal.empty() && it->second.refusal != refusal) {
+        Log("pod " + PodKey(pod) + " cannot be scheduled: " + refusal);
+        it->second.refusal = refusal;
+      }
+      return;
+    }
     std::lock_guard lock(mu_);
     const auto it = entries_.find(uid);
     if (it == entries_.end()) return;
@@ -344,6 +377,15 @@ void KubeScheduler::Work() {
     }
     lock.lock();
     wake_.wait_for(lock, kWorkPeriod, [this] { return stopping_; });
+  }
+}
+
+bool KubeScheduler::ServiceExists(const std::string& name) {
+  try {
+    context_.Read([&](const ControlPlane& p) { return p.GetService(name); });
+    return true;
+  } catch (const ApiError&) {
+    return false;
   }
 }
 

@@ -69,6 +69,7 @@ class KubeScheduler {
     bool batch = false;
     bool finished = false;  // its end was reported
     bool running_reported = false;
+    std::string refusal;  // why the service was refused, as last logged
   };
   // A write to the API server to make (again): a binding that got no answer or waits for its
   // node's victims, an eviction refused.
@@ -97,6 +98,7 @@ class KubeScheduler {
   // The worker: actions, evictions due, metrics, and a periodic resync.
   void Work();
   void FollowActions();
+  bool ServiceExists(const std::string& name);
   // The pod UID of engine object `target` (its archimedes.io/pod-uid label); empty: none.
   std::string PodOf(const std::string& target, bool job);
   enum class Outcome : uint8_t {
@@ -132,6 +134,7 @@ class KubeScheduler {
   // server, as kube-scheduler's preemptor waits for its victims (their resources are held until
   // then, and the kubelet would refuse the new pod).
   std::map<std::string, std::set<std::string>> victims_;
+  bool nodes_listed_ = false;  // pods are taken once the nodes were listed
   bool pods_listed_ = false;
   bool stopping_ = false;
   std::condition_variable wake_;

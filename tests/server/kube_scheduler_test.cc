@@ -303,6 +303,32 @@ TEST_F(KubeSchedulerTest, MalformedObjectsCostOnlyThemselves) {
   EXPECT_EQ(Call(server.client(), "GET", "/healthz").status, 200);
 }
 
+// A pod no node can ever hold is refused, and the log says why, once.
+TEST_F(KubeSchedulerTest, APodNoNodeCanHoldIsRefusedWithItsReason) {
+  KubeApiStub stub(kToken);
+  stub.Load("nodes", KubeRecording("node-list.json"));
+  json pods = KubeRecording("pod-list.json");
+  json sweep;
+  for (const json& pod : pods["items"]) {
+    if (pod["metadata"]["name"] == "sweep-0-q7m2c") sweep = pod;
+  }
+  sweep["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "100";
+  pods["items"] = json::array({sweep});
+  stub.Load("pods", pods);
+  ::testing::internal::CaptureStderr();
+  {
+    testing::TestServer server(Config(stub.url()));
+    ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/nodes") == 2; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_EQ(Count(server, "/v1/jobs"), 0u);
+    EXPECT_EQ(Count(server, "/v1/services"), 0u);
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  const std::string said = "pod research/sweep-0-q7m2c cannot be scheduled: ";
+  ASSERT_NE(log.find(said), std::string::npos) << log;
+  EXPECT_EQ(log.find(said), log.rfind(said)) << log;
+}
+
 TEST_F(KubeSchedulerTest, AWrongTokenIsRefusedAndNothingIsRegistered) {
   KubeApiStub stub("another-token");
   stub.Load("nodes", KubeRecording("node-list.json"));
