@@ -45,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Expect([&] { archimedes::DecodeWatchEvent(json, "watch"); });
     Expect([&] { archimedes::DecodeStatus(json, "Status"); });
     Expect([&] { archimedes::DecodePodMetricsList(json, "PodMetricsList"); });
+    Expect([&] { archimedes::DecodeLease(json, "Lease"); });
     Expect([&] {
       const archimedes::ExtenderFilterResult r = archimedes::DecodeFilterResult(json);
       const nlohmann::json again = archimedes::EncodeFilterResult(r);

@@ -1,6 +1,10 @@
 #include "kube/api_messages.h"
 
+#include <ctime>
+#include <string_view>
+
 #include "kube/fields.h"
+#include "kube/kube_error.h"
 #include "kube/resource_list.h"
 
 namespace archimedes {
@@ -82,6 +86,31 @@ nlohmann::json EncodeEviction(const std::string& namespace_name, const std::stri
           {"apiVersion", "policy/v1"},
           {"metadata", {{"name", name}, {"namespace", namespace_name}}},
           {"deleteOptions", options}};
+}
+
+int64_t ParseKubeTime(const std::string& text, const std::string& path) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end != nullptr && *end == '.') {
+    ++end;
+    while (*end >= '0' && *end <= '9') ++end;
+  }
+  if (end == nullptr || std::string_view(end) != "Z") {
+    throw KubeError(path, "\"" + text + "\" is not an RFC 3339 UTC time (2026-12-06T03:04:05Z)");
+  }
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+KubeLease DecodeLease(const nlohmann::json& lease, const std::string& path) {
+  const Field root(&lease, path);
+  if (!lease.is_object()) root.Fail("expected a Lease object");
+  KubeLease out;
+  const Field name = root.Get("metadata").Get("name");
+  out.node = name.String();
+  if (out.node.empty()) name.Fail("a node's Lease is named after the node");
+  const Field renew = root.Get("spec").Get("renewTime");
+  if (renew.present()) out.renew_s = ParseKubeTime(renew.String(), renew.path());
+  return out;
 }
 
 std::vector<PodUsage> DecodePodMetricsList(const nlohmann::json& list, const std::string& path) {

@@ -51,6 +51,17 @@ nlohmann::json EncodeBinding(const std::string& namespace_name, const std::strin
 nlohmann::json EncodeEviction(const std::string& namespace_name, const std::string& name,
                               const std::string& uid, int64_t grace_s);
 
+// A node's Lease (coordination.k8s.io/v1, namespace kube-node-lease), which its kubelet renews
+// every 10 s: the node's name and spec.renewTime in whole seconds since the epoch (-1: never).
+struct KubeLease {
+  std::string node;
+  int64_t renew_s = -1;
+};
+KubeLease DecodeLease(const nlohmann::json& lease, const std::string& path);
+// An RFC 3339 UTC time as the API server writes it ("2026-12-06T03:04:05Z", MicroTime with
+// ".123456"), in whole seconds since the epoch. Throws KubeError naming `path`.
+int64_t ParseKubeTime(const std::string& text, const std::string& path);
+
 // A PodMetricsList: per pod its containers' usage summed (cpu and memory only: what the metrics
 // API measures).
 struct PodUsage {

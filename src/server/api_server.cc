@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -250,15 +251,20 @@ void ApiServer::JudgeAgents() {
 void ApiServer::RenewHeartbeats(MagiHeartbeats& heartbeats) {
   const int64_t now = WallSeconds();
   const auto steady_now = std::chrono::steady_clock::now();
-  std::vector<std::pair<std::string, int64_t>> contacts;
+  std::map<std::string, int64_t> latest;  // each node's latest proof of life, wall seconds
   {
     std::lock_guard lock(context_.mu);
     for (const auto& [node, last] : context_.liveness.LastContacts(steady_now)) {
-      contacts.emplace_back(
-          node, now - std::chrono::duration_cast<std::chrono::seconds>(steady_now - last).count());
+      latest[node] =
+          now - std::chrono::duration_cast<std::chrono::seconds>(steady_now - last).count();
+    }
+    // A Kubernetes node's kubelet renews its Lease (serve --kube-api reads them).
+    for (const auto& [node, renewed] : context_.node_leases) {
+      const auto [it, added] = latest.emplace(node, renewed);
+      if (!added) it->second = std::max(it->second, renewed);
     }
   }
-  heartbeats.Renew(contacts, now);
+  heartbeats.Renew({latest.begin(), latest.end()}, now);
 }
 
 void ApiServer::Stop() {

@@ -51,7 +51,8 @@ class ApiServer {
   // event: a silent agent's node turns NotReady, or Suspect when MAGI's quorum decides; one heard
   // again turns Ready (a node the quorum holds offline only once it readmits it).
   void JudgeAgents();
-  // Hands the agents' latest contacts to MAGI's members as the nodes' heartbeats.
+  // Hands the agents' latest contacts, and the Kubernetes nodes' Lease renewals, to MAGI's
+  // members as the nodes' heartbeats.
   void RenewHeartbeats(MagiHeartbeats& heartbeats);
 
   ServerConfig config_;

@@ -63,6 +63,11 @@ void KubeScheduler::Start() {
   };
   nodes_ = informer("/api/v1/nodes", &KubeScheduler::ReplaceNodes, &KubeScheduler::ApplyNode);
   pods_ = informer("/api/v1/pods", &KubeScheduler::ReplacePods, &KubeScheduler::ApplyPod);
+  if (ApiContext::DecidedByQuorum(config_)) {
+    leases_ = informer("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+                       &KubeScheduler::ReplaceLeases, &KubeScheduler::ApplyLease);
+    leases_->Start();
+  }
   nodes_->Start();
   pods_->Start();
   worker_ = std::thread([this] { Work(); });
@@ -80,6 +85,7 @@ void KubeScheduler::Stop() {
   client_.Cancel();
   if (nodes_) nodes_->Stop();
   if (pods_) pods_->Stop();
+  if (leases_) leases_->Stop();
   if (worker_.joinable()) worker_.join();
 }
 
@@ -159,6 +165,38 @@ void KubeScheduler::ApplyNode(KubeWatchEvent::Type type, const nlohmann::json& o
     Log("node " + name + " is not registered: " + e.what());
   } catch (const ApiError& e) {
     if (e.code() != 503) Log("node " + name + " is not registered: " + e.what());
+  }
+}
+
+// --- Leases.
+
+void KubeScheduler::ReplaceLeases(const std::vector<nlohmann::json>& items) {
+  std::map<std::string, int64_t> renewed;
+  for (const nlohmann::json& item : items) {
+    try {
+      const KubeLease lease = DecodeLease(item, "Lease");
+      if (lease.renew_s >= 0) renewed[lease.node] = lease.renew_s;
+    } catch (const KubeError& e) {
+      Log(std::string("a node Lease is ignored: ") + e.what());
+    }
+  }
+  std::lock_guard lock(context_.mu);
+  context_.node_leases = std::move(renewed);
+}
+
+void KubeScheduler::ApplyLease(KubeWatchEvent::Type type, const nlohmann::json& object) {
+  KubeLease lease;
+  try {
+    lease = DecodeLease(object, "Lease");
+  } catch (const KubeError& e) {
+    Log(std::string("a node Lease is ignored: ") + e.what());
+    return;
+  }
+  std::lock_guard lock(context_.mu);
+  if (type == KubeWatchEvent::Type::kDeleted || lease.renew_s < 0) {
+    context_.node_leases.erase(lease.node);
+  } else {
+    context_.node_leases[lease.node] = lease.renew_s;
   }
 }
 

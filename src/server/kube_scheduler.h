@@ -20,7 +20,9 @@
 // controller makes a replacement, which is placed afresh), POSTs a policy/v1 Eviction, so the API
 // server enforces PodDisruptionBudgets; 429 is retried with backoff (1 s doubling to 60 s) while
 // the pod lives. Every `kube-metrics` it reads metrics.k8s.io PodMetrics into POST /v1/usage
-// (cpu and memory: what that API measures), whence profiles learn.
+// (cpu and memory: what that API measures), whence profiles learn. With the etcd store it also
+// watches the nodes' Leases (kube-node-lease), whose renewals become the nodes' heartbeats for
+// MAGI's members (server/magi_heartbeats.h), as the kubelet's lease is to Kubernetes.
 //
 // Only the leader mutates and calls the API server's write verbs; a follower keeps its caches.
 #ifndef ARCHIMEDES_SERVER_KUBE_SCHEDULER_H_
@@ -85,6 +87,8 @@ class KubeScheduler {
   // Informers' handlers.
   void ReplaceNodes(const std::vector<nlohmann::json>& items);
   void ApplyNode(KubeWatchEvent::Type type, const nlohmann::json& object);
+  void ReplaceLeases(const std::vector<nlohmann::json>& items);
+  void ApplyLease(KubeWatchEvent::Type type, const nlohmann::json& object);
   void ReplacePods(const std::vector<nlohmann::json>& items);
   void ApplyPod(KubeWatchEvent::Type type, const nlohmann::json& object);
   // Records the pod's latest object; false (logged) when it cannot be read.
@@ -121,7 +125,7 @@ class KubeScheduler {
   ApiContext& context_;
   const ServerConfig& config_;
   KubeApiClient client_;
-  std::unique_ptr<KubeInformer> nodes_, pods_;
+  std::unique_ptr<KubeInformer> nodes_, pods_, leases_;
 
   std::mutex mu_;                                        // guards what follows
   std::map<std::string, PodEntry> entries_;              // live pods by UID

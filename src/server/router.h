@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -74,6 +75,9 @@ class ApiContext {
   std::set<std::string> decided_offline;
   std::set<std::string> migration_approved;
   bool decisions_synced = false;
+  // With kube-api and etcd: each Kubernetes node's Lease renewTime (wall seconds), as last listed
+  // and watched, for MAGI's heartbeats (server/kube_scheduler.h); guarded by `mu`.
+  std::map<std::string, int64_t> node_leases;
 
   // Whether only MAGI's quorum may bring `node` back: with etcd, the quorum holds it offline or
   // this server has not yet read whether it does. The caller holds `mu`.

@@ -82,6 +82,25 @@ TEST(KubeApiMessagesTest, WatchLinesOfEveryType) {
   EXPECT_THROW(DecodeWatchEvent({{"type", "ADDED"}}, "watch"), KubeError);
 }
 
+TEST(KubeApiMessagesTest, LeasesGiveTheirNodeAndRenewTime) {
+  const KubeList leases = DecodeList(KubeRecording("lease-list.json"), "LeaseList");
+  ASSERT_EQ(leases.items.size(), 2u);
+  const KubeLease lease = DecodeLease(leases.items[0], "Lease");
+  EXPECT_EQ(lease.node, "kube-node-1");
+  EXPECT_EQ(lease.renew_s, ParseKubeTime("2026-12-01T10:05:07Z", "t"));
+  EXPECT_EQ(ParseKubeTime("1970-01-01T00:01:40Z", "t"), 100);
+  EXPECT_EQ(ParseKubeTime("1970-01-01T00:01:40.999999Z", "t"), 100);
+  for (const char* bad : {"2026-12-01 10:05:07Z", "2026-12-01T10:05:07+01:00", "yesterday",
+                          "2026-13-01T10:05:07Z", ""}) {
+    EXPECT_THROW(ParseKubeTime(bad, "t"), KubeError) << bad;
+  }
+  nlohmann::json never = leases.items[1];
+  never["spec"].erase("renewTime");
+  EXPECT_EQ(DecodeLease(never, "Lease").renew_s, -1);
+  never["metadata"].erase("name");
+  EXPECT_THROW(DecodeLease(never, "Lease"), KubeError);
+}
+
 TEST(KubeApiMessagesTest, PodMetricsSumTheContainers) {
   const std::vector<PodUsage> usage =
       DecodePodMetricsList(KubeRecording("pod-metrics.json"), "PodMetricsList");

@@ -40,8 +40,10 @@ class KubeApiStub {
       server_ = std::make_unique<httplib::SSLServer>(cert.c_str(), key.c_str());
     }
     server_->new_task_queue = [] { return new httplib::ThreadPool(16); };
-    Route("/api/v1/nodes", "nodes");
-    Route("/api/v1/pods", "pods");
+    Route("/api/v1/nodes", "nodes", "NodeList", "v1");
+    Route("/api/v1/pods", "pods", "PodList", "v1");
+    Route("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", "leases", "LeaseList",
+          "coordination.k8s.io/v1");
     server_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/(binding|eviction))",
                   [this](const httplib::Request& r, httplib::Response& w) { Write(r, w); });
     server_->Get("/apis/metrics.k8s.io/v1beta1/pods",
@@ -182,17 +184,18 @@ class KubeApiStub {
     changed_.notify_all();
   }
 
-  void Route(const std::string& path, const std::string& resource) {
-    server_->Get(path, [this, resource](const httplib::Request& r, httplib::Response& w) {
+  void Route(const std::string& path, const std::string& resource, const std::string& kind,
+             const std::string& api_version) {
+    server_->Get(path, [this, resource, kind, api_version](const httplib::Request& r,
+                                                           httplib::Response& w) {
       if (!Authorized(r, w)) return;
       if (r.get_param_value("watch") != "true") {
         std::lock_guard lock(mu_);
         ++lists_[resource];
         nlohmann::json items = nlohmann::json::array();
         for (const auto& [key, object] : objects_[resource]) items.push_back(object);
-        const std::string kind = resource == "pods" ? "PodList" : "NodeList";
         w.set_content(nlohmann::json{{"kind", kind},
-                                     {"apiVersion", "v1"},
+                                     {"apiVersion", api_version},
                                      {"metadata", {{"resourceVersion", std::to_string(version_)}}},
                                      {"items", items}}
                           .dump(),

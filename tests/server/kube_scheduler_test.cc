@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -15,11 +16,14 @@
 #include <thread>
 
 #include "kube/documents.h"
+#include "model/wall_clock.h"
 #include "server/api_call.h"
 #include "server/config.h"
 #include "server/kube_api_client.h"
 #include "server/kube_api_stub.h"
 #include "server/test_server.h"
+#include "store/etcd_store.h"
+#include "store/etcd_test_server.h"
 
 namespace archimedes {
 namespace {
@@ -76,6 +80,25 @@ bool Granted(const json& role, const std::array<std::string, 3>& access) {
     }
   }
   return false;
+}
+
+// Checks that every call `stub` received is one examples/kubernetes/rbac.yaml grants serve's
+// service account; returns how many kinds of access they were.
+size_t GrantedCalls(KubeApiStub& stub) {
+  json role;
+  const std::string rbac = std::string(ARCHIMEDES_SOURCE_DIR) + "/examples/kubernetes/rbac.yaml";
+  for (const json& doc : ParseDocuments(rbac, testing::ReadText(rbac))) {
+    if (doc["kind"] == "ClusterRole" && doc["metadata"]["name"] == "archimedes") role = doc;
+  }
+  EXPECT_TRUE(role.is_object()) << rbac << " has no ClusterRole archimedes";
+  std::set<std::array<std::string, 3>> accesses;
+  for (const std::string& call : stub.calls()) {
+    const auto access = AccessOf(call);
+    accesses.insert(access);
+    EXPECT_TRUE(Granted(role, access)) << call << " needs " << access[2] << " on " << access[1]
+                                       << " (group \"" << access[0] << "\")";
+  }
+  return accesses.size();
 }
 
 class KubeSchedulerTest : public ::testing::Test {
@@ -239,22 +262,8 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
   EXPECT_EQ(Count(server, "/v1/services"), services);
   EXPECT_TRUE(stub.problems().empty()) << ::testing::PrintToString(stub.problems());
 
-  // Every call it made is one examples/kubernetes/rbac.yaml grants its service account.
-  json role;
-  const std::string rbac = std::string(ARCHIMEDES_SOURCE_DIR) + "/examples/kubernetes/rbac.yaml";
-  for (const json& doc : ParseDocuments(rbac, testing::ReadText(rbac))) {
-    if (doc["kind"] == "ClusterRole" && doc["metadata"]["name"] == "archimedes") role = doc;
-  }
-  ASSERT_TRUE(role.is_object());
-  std::set<std::array<std::string, 3>> accesses;
-  for (const std::string& call : stub.calls()) {
-    const auto access = AccessOf(call);
-    accesses.insert(access);
-    EXPECT_TRUE(Granted(role, access)) << call << " needs " << access[2] << " on " << access[1]
-                                       << " (group \"" << access[0] << "\")";
-  }
   // list and watch of pods and nodes, the two subresources created, PodMetrics listed.
-  EXPECT_EQ(accesses.size(), 7u) << ::testing::PrintToString(stub.calls());
+  EXPECT_EQ(GrantedCalls(stub), 7u) << ::testing::PrintToString(stub.calls());
 }
 
 // Jobs carry no node constraints: a batch pod with a nodeSelector is placed as a service, by the
@@ -327,6 +336,52 @@ TEST_F(KubeSchedulerTest, APodNoNodeCanHoldIsRefusedWithItsReason) {
   const std::string said = "pod research/sweep-0-q7m2c cannot be scheduled: ";
   ASSERT_NE(log.find(said), std::string::npos) << log;
   EXPECT_EQ(log.find(said), log.rfind(said)) << log;
+}
+
+// With etcd (MAGI decides), the nodes' Leases are their heartbeats for MAGI's members: the
+// kubelet's renewTime is written as the heartbeat, and a renewal renews it.
+TEST_F(KubeSchedulerTest, NodeLeasesAreTheNodesHeartbeatsForMagi) {
+  ARCHIMEDES_REQUIRE_ETCD();
+  testing::EtcdTestServer etcd;
+  KubeApiStub stub(kToken);
+  stub.Load("nodes", KubeRecording("node-list.json"));
+  stub.Load("pods", json{{"metadata", {{"resourceVersion", "1"}}}, {"items", json::array()}});
+  json leases = KubeRecording("lease-list.json");
+  const auto stamp = [](int64_t s) {
+    char text[32];
+    const time_t t = s;
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S.250000Z", std::gmtime(&t));
+    return std::string(text);
+  };
+  const int64_t renewed = WallSeconds() - 2;
+  leases["items"][0]["spec"]["renewTime"] = stamp(renewed);
+  leases["items"][1]["spec"]["renewTime"] = stamp(renewed - 60);
+  stub.Load("leases", leases);
+
+  ServerConfig config = Config(stub.url());
+  config.clock = ClockMode::kWall;
+  config.magi_heartbeat_s = 1;
+  config.store = "etcd://" + etcd.endpoint().substr(std::string("http://").size()) + "/k";
+  testing::TestServer server(config);
+  EtcdStore store(etcd.endpoint());
+  const auto heartbeat = [&](const std::string& node) -> int64_t {
+    const std::optional<KeyValue> kv = store.Get("/k/magi/heartbeats/" + node);
+    return kv ? json::parse(kv->value).value("at", int64_t{-1}) : -1;
+  };
+  ASSERT_TRUE(WaitFor([&] { return heartbeat("kube-node-1") == renewed; }, 15))
+      << heartbeat("kube-node-1");
+  EXPECT_EQ(heartbeat("kube-node-2"), renewed - 60) << "an old lease is written as old as it is";
+
+  json renewal = leases["items"][1];
+  renewal["kind"] = "Lease";
+  renewal["apiVersion"] = "coordination.k8s.io/v1";
+  renewal["spec"]["renewTime"] = stamp(WallSeconds());
+  stub.Push("leases", {{"type", "MODIFIED"}, {"object", renewal}});
+  EXPECT_TRUE(WaitFor([&] { return heartbeat("kube-node-2") >= renewed; }, 10))
+      << heartbeat("kube-node-2");
+  EXPECT_TRUE(stub.problems().empty()) << ::testing::PrintToString(stub.problems());
+  // Nodes, pods and leases, each listed and watched, and PodMetrics listed.
+  EXPECT_EQ(GrantedCalls(stub), 7u) << ::testing::PrintToString(stub.calls());
 }
 
 TEST_F(KubeSchedulerTest, AWrongTokenIsRefusedAndNothingIsRegistered) {
