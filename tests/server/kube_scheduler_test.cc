@@ -101,6 +101,15 @@ size_t GrantedCalls(KubeApiStub& stub) {
   return accesses.size();
 }
 
+// Pod `name` of the recorded pod list.
+json RecordedPod(const std::string& name) {
+  const json pods = KubeRecording("pod-list.json");
+  for (const json& pod : pods["items"]) {
+    if (pod["metadata"]["name"] == name) return pod;
+  }
+  throw std::runtime_error("no pod " + name + " in pod-list.json");
+}
+
 class KubeSchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -271,14 +280,9 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
 TEST_F(KubeSchedulerTest, ABatchPodWithANodeSelectorIsPlacedAsAService) {
   KubeApiStub stub(kToken);
   stub.Load("nodes", KubeRecording("node-list.json"));
-  json pods = KubeRecording("pod-list.json");
-  json sweep;
-  for (const json& pod : pods["items"]) {
-    if (pod["metadata"]["name"] == "sweep-0-q7m2c") sweep = pod;
-  }
+  json sweep = RecordedPod("sweep-0-q7m2c");
   sweep["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "kube-node-2"}};
-  pods["items"] = json::array({sweep});
-  stub.Load("pods", pods);
+  stub.Load("pods", {{"metadata", {{"resourceVersion", "5010"}}}, {"items", {sweep}}});
   testing::TestServer server(Config(stub.url()));
   ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/services") == 1; }));
   EXPECT_EQ(Count(server, "/v1/jobs"), 0u);
@@ -316,14 +320,9 @@ TEST_F(KubeSchedulerTest, MalformedObjectsCostOnlyThemselves) {
 TEST_F(KubeSchedulerTest, APodNoNodeCanHoldIsRefusedWithItsReason) {
   KubeApiStub stub(kToken);
   stub.Load("nodes", KubeRecording("node-list.json"));
-  json pods = KubeRecording("pod-list.json");
-  json sweep;
-  for (const json& pod : pods["items"]) {
-    if (pod["metadata"]["name"] == "sweep-0-q7m2c") sweep = pod;
-  }
+  json sweep = RecordedPod("sweep-0-q7m2c");
   sweep["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "100";
-  pods["items"] = json::array({sweep});
-  stub.Load("pods", pods);
+  stub.Load("pods", {{"metadata", {{"resourceVersion", "5010"}}}, {"items", {sweep}}});
   ::testing::internal::CaptureStderr();
   {
     testing::TestServer server(Config(stub.url()));
