@@ -397,10 +397,16 @@ void KubeScheduler::Finish(const PodEntry& entry, bool deleted) {
 void KubeScheduler::Work() {
   auto next_metrics = Clock::now() + std::chrono::seconds(config_.kube_metrics_s);
   auto next_resync = Clock::now() + kResyncPeriod;
+  bool taken_over = false;  // since the pods were listed and this replica leads
   std::unique_lock lock(mu_);
   while (!stopping_) {
     const bool ready = pods_listed_ && Leading();
     lock.unlock();
+    if (!ready) taken_over = false;
+    if (ready && !taken_over) {
+      TakeOver();
+      taken_over = true;
+    }
     if (ready) {
       FollowActions();
       RunPendingCalls();
@@ -409,7 +415,7 @@ void KubeScheduler::Work() {
         next_metrics = Clock::now() + std::chrono::seconds(config_.kube_metrics_s);
       }
       if (Clock::now() >= next_resync) {
-        SyncAll();
+        Resync();
         next_resync = Clock::now() + kResyncPeriod;
       }
     }
@@ -615,7 +621,18 @@ void KubeScheduler::ReadMetrics() {
   Mutate({.kind = EventKind::kUsage, .body = nlohmann::json{{"samples", samples}}.dump()}, {404});
 }
 
-void KubeScheduler::SyncAll() {
+void KubeScheduler::Resync() {
+  std::vector<std::string> uids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [uid, entry] : entries_) {
+      if (!entry.finished && (entry.target.empty() || !entry.running_reported)) uids.push_back(uid);
+    }
+  }
+  for (const std::string& uid : uids) Sync(uid);
+}
+
+void KubeScheduler::TakeOver() {
   std::vector<std::string> uids;
   std::map<std::string, nlohmann::json> nodes;
   {
@@ -623,7 +640,7 @@ void KubeScheduler::SyncAll() {
     for (const auto& [uid, entry] : entries_) uids.push_back(uid);
     nodes = cluster_nodes_;
   }
-  // A new leader registers what the old one saw; unchanged nodes are no-ops.
+  // What the informers saw while this replica did not lead; unchanged nodes are no-ops.
   for (const auto& [name, object] : nodes) ApplyNode(KubeWatchEvent::Type::kModified, object);
   for (const std::string& uid : uids) Sync(uid);
   // Engine objects of pods gone while no leader watched (a restart, a failover).

@@ -24,7 +24,8 @@
 // watches the nodes' Leases (kube-node-lease), whose renewals become the nodes' heartbeats for
 // MAGI's members (server/magi_heartbeats.h), as the kubelet's lease is to Kubernetes.
 //
-// Only the leader mutates and calls the API server's write verbs; a follower keeps its caches.
+// Only the leader mutates and calls the API server's write verbs; a follower keeps its caches,
+// which it registers when it takes the lead.
 #ifndef ARCHIMEDES_SERVER_KUBE_SCHEDULER_H_
 #define ARCHIMEDES_SERVER_KUBE_SCHEDULER_H_
 
@@ -99,7 +100,10 @@ class KubeScheduler {
   // The end of a pod whose engine object is `target`: its task's end or its service's deletion.
   void Finish(const PodEntry& entry, bool deleted);
 
-  // The worker: actions, evictions due, metrics, and a periodic resync.
+  // The worker: actions, calls due, metrics, a resync every 30 s of the pods whose engine object
+  // was refused or whose Running is not yet reported, and a take-over whenever this replica
+  // starts to lead with the pods listed: the nodes and pods the informers saw registered, and the
+  // services and jobs of pods gone while nobody watched (a restart, a failover) removed.
   void Work();
   void FollowActions();
   bool ServiceExists(const std::string& name);
@@ -115,7 +119,8 @@ class KubeScheduler {
   bool VictimsRemain(const std::string& node);
   void RunPendingCalls();
   void ReadMetrics();
-  void SyncAll();
+  void Resync();
+  void TakeOver();
 
   // Applies a mutation; a refusal is a reply with the error's code and body, logged unless
   // `quiet` holds its code.

@@ -260,15 +260,24 @@ TEST_F(KubeSchedulerTest, SchedulesThePodsOfItsNameThroughTheApiServer) {
             std::string::npos);
 
   // Restarted, it takes the state from its journal and the cluster from a list: nothing is bound
-  // or made twice.
+  // or made twice, and the service of a pod deleted while it was down is removed.
   const size_t bindings = stub.bindings().size();
   const size_t services = Count(server, "/v1/services");
-  server.Restart();
+  ASSERT_EQ(Call(server.client(), "GET", "/v1/services/shop-checkout-0").status, 200);
+  server.Stop();
+  json gone = stub.Pod("shop/checkout-0");
+  gone["kind"] = "Pod";
+  gone["apiVersion"] = "v1";
+  stub.Push("pods", {{"type", "DELETED"}, {"object", gone}});
+  server.Start();
   ASSERT_TRUE(WaitFor([&] { return stub.lists("pods") == 3; }));
   Advance(server, "1s");
+  ASSERT_TRUE(WaitFor([&] { return Count(server, "/v1/services") == services - 1; }))
+      << Count(server, "/v1/services");
+  EXPECT_EQ(Call(server.client(), "GET", "/v1/services/shop-checkout-0").status, 404);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(stub.bindings().size(), bindings);
-  EXPECT_EQ(Count(server, "/v1/services"), services);
+  EXPECT_EQ(Count(server, "/v1/services"), services - 1);
   EXPECT_TRUE(stub.problems().empty()) << ::testing::PrintToString(stub.problems());
 
   // list and watch of pods and nodes, the two subresources created, PodMetrics listed.
