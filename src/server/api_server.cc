@@ -68,6 +68,10 @@ ApiServer::ApiServer(ServerConfig config)
                                                      .usage_round_s = config_.usage_round_s,
                                                      .seed = config_.seed}),
       context_(config_, plane_, *journal_, metrics_) {
+  // A missing token or CA file stops the start before anything listens.
+  if (!config_.kube_api.empty()) {
+    kube_api_ = ResolveKubeApi(config_.kube_api, config_.kube_token_file, config_.kube_ca_file);
+  }
   const int threads = config_.http_threads;
   // Small answers go out at once rather than waiting for the client's delayed ack.
   http_.set_tcp_nodelay(true);
@@ -127,9 +131,6 @@ ApiServer::ApiServer(ServerConfig config)
     config_.advertise = "http://" + config_.host + ":" + std::to_string(port_);
   }
   context_.leader = config_.advertise;
-  if (!config_.kube_api.empty()) {
-    kube_api_ = ResolveKubeApi(config_.kube_api, config_.kube_token_file, config_.kube_ca_file);
-  }
   etcd_journal_ = dynamic_cast<EtcdJournal*>(journal_.get());
 }
 
