@@ -39,6 +39,7 @@ EngineCore::EngineCore(const Policy& policy, EngineOptions options, std::vector<
   placement_.buffer = policy_.buffer;
   placement_.seed = options_.seed;
   reads_usage_ = pressure_ || health_ || batch_->observes_services();
+  reads_fleet_usage_ = health_ || (pressure_ && pressure_->moves_replicas());
   SetUpProfiles();
 }
 

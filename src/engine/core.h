@@ -88,6 +88,7 @@ class EngineCore {
   const EngineOptions& options() const { return options_; }
   const Policy& policy() const { return policy_; }
   bool reads_usage() const { return reads_usage_; }
+  bool reads_fleet_usage() const { return reads_fleet_usage_; }
   int64_t now() const { return now_; }
   const ClusterState& state() const { return state_; }
   const Service& service(int32_t s) const { return services_[s]; }
@@ -256,6 +257,9 @@ class EngineCore {
   // Some strategy reads usage (relief, health, reclaimed capacity): without one, a usage round
   // only sets the nodes' batch limits.
   bool reads_usage_ = false;
+  // Some strategy moves replicas (Migrate judges targets by their services' usage): the round's
+  // fleet-wide samples are read.
+  bool reads_fleet_usage_ = false;
   ClusterState state_;
   std::vector<uint8_t> removed_;  // per node: it left the fleet
   std::vector<Service> services_;

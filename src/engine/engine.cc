@@ -225,7 +225,7 @@ void EngineCore::ContainerLost(ContainerId id) {
 void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
   ++round_;
   round_node_ = -1;
-  if (reads_usage_) {
+  if (reads_fleet_usage_) {
     for (const UsageSample& sample : fleet) {
       CheckContainer(sample.container);
       Record(sample);
@@ -320,7 +320,8 @@ Engine::Engine(const Policy& policy, EngineOptions options, std::vector<Node> no
                std::vector<Service> services)
     : core_(std::make_unique<EngineCore>(policy, std::move(options), std::move(nodes),
                                          std::move(services))),
-      sla_(std::make_unique<SlaLedger>()) {
+      sla_(core_->options().sla_ledger ? std::make_unique<SlaLedger>() : nullptr) {
+  if (!sla_) return;
   for (int32_t s = 0; s < core_->num_services(); ++s) sla_->ServiceAdded(*core_, s);
 }
 
@@ -336,7 +337,7 @@ void Engine::Schedule() {
 }
 NodeId Engine::AddNode(const Node& node) { return core_->AddNode(node); }
 void Engine::FailNode(NodeId n) {
-  if (n >= 0 && n < core_->state().num_nodes()) {
+  if (sla_ && n >= 0 && n < core_->state().num_nodes()) {
     for (ContainerId id : core_->state().containers_on(n)) sla_->Lost(*core_, id, "node failed");
   }
   core_->FailNode(n);
@@ -356,28 +357,28 @@ void Engine::SetNodeLabels(NodeId n, std::map<std::string, std::string> labels) 
 }
 int32_t Engine::CreateService(const Service& service) {
   const int32_t s = core_->CreateService(service);
-  sla_->ServiceAdded(*core_, s);
+  if (sla_) sla_->ServiceAdded(*core_, s);
   return s;
 }
 void Engine::ScaleService(int32_t service, int replicas) {
   core_->ScaleService(service, replicas);
-  sla_->Scaled(service, replicas, core_->now());
+  if (sla_) sla_->Scaled(service, replicas, core_->now());
   NoteActions();
 }
 void Engine::DeleteService(int32_t service) {
   core_->DeleteService(service);
-  sla_->Deleted(service, core_->now());
+  if (sla_) sla_->Deleted(service, core_->now());
   NoteActions();
 }
 int32_t Engine::SubmitJob(const BatchJob& job, int64_t give_up_at) {
   const int32_t j = core_->SubmitJob(job, give_up_at);
-  sla_->JobSubmitted(*core_, j);
+  if (sla_) sla_->JobSubmitted(*core_, j);
   NoteActions();
   return j;
 }
 void Engine::CancelJob(int32_t job) {
   core_->CancelJob(job);
-  sla_->Cancelled(job);
+  if (sla_) sla_->Cancelled(job);
   NoteActions();
 }
 void Engine::ContainerStarted(ContainerId id) {
@@ -389,12 +390,12 @@ void Engine::ContainerFinished(ContainerId id) {
   NoteActions();
 }
 void Engine::ContainerFailed(ContainerId id) {
-  if (core_->state().alive(id)) sla_->Lost(*core_, id, "failed");
+  if (sla_ && core_->state().alive(id)) sla_->Lost(*core_, id, "failed");
   core_->ContainerLost(id);
   NoteActions();
 }
 void Engine::ContainerOomKilled(ContainerId id) {
-  if (core_->state().alive(id)) sla_->Lost(*core_, id, "OOM-killed");
+  if (sla_ && core_->state().alive(id)) sla_->Lost(*core_, id, "OOM-killed");
   core_->ContainerLost(id);
   NoteActions();
 }
@@ -425,6 +426,7 @@ JobStatus Engine::job_status(int32_t job) const { return core_->job_status(job);
 EngineStats Engine::stats() const { return core_->stats(); }
 const Policy& Engine::policy() const { return core_->policy(); }
 bool Engine::reads_usage() const { return core_->reads_usage(); }
+bool Engine::reads_fleet_usage() const { return core_->reads_fleet_usage(); }
 
 std::vector<NodeExplanation> Engine::ExplainReplica(const Service& pod, int32_t service) const {
   // An id past the catalogue reads as "no profile, no replicas" to every plugin.
@@ -437,15 +439,22 @@ SlaRecord Engine::service_sla(int32_t service) const {
   if (service < 0 || service >= core_->num_services()) {
     throw std::invalid_argument("no service with id " + std::to_string(service));
   }
+  CheckLedger();
   return sla_->OfService(service, core_->now());
 }
 
 SlaRecord Engine::job_sla(int32_t job) const {
   core_->job_status(job);  // checks the id
+  CheckLedger();
   return sla_->OfJob(*core_, job);
 }
 
+void Engine::CheckLedger() const {
+  if (!sla_) throw std::logic_error("this engine keeps no SLA ledger (EngineOptions::sla_ledger)");
+}
+
 void Engine::NoteActions() {
+  if (!sla_) return;
   const std::span<const Action> actions = core_->actions();
   sla_->Saw(*core_, actions.subspan(noted_));
   noted_ = actions.size();

@@ -17,12 +17,13 @@
 //    carries them out in that order and clears them. Ids in actions (containers, nodes, services,
 //    jobs) are the engine's: a container id is valid until an action or event ends the container,
 //    and may then be reused.
-//  - Usage comes in rounds: BeginUsageRound with every service replica's usage now (where a
-//    replica may move, targets are judged by it), then one ObserveNodeUsage per ready node with
-//    all its containers (the engine relieves that node at once), then EndUsageRound (health
-//    actions). Decisions of a round read the usage of this round only. Where reads_usage() is
-//    false, the policy reads no sample: the rounds may come without them (they still set the
-//    nodes' batch limits).
+//  - Usage comes in rounds: BeginUsageRound with every service replica's usage now, then one
+//    ObserveNodeUsage per ready node with all its containers (the engine relieves that node at
+//    once), then EndUsageRound (health actions). Decisions of a round read the usage of this round
+//    only. Only a policy that moves replicas judges targets by the fleet's usage: where
+//    reads_fleet_usage() is false, BeginUsageRound ignores its samples and may get none. Where
+//    reads_usage() is false, the policy reads no sample at all: the rounds may come without them
+//    (they still set the nodes' batch limits).
 //  - Bad events (an unknown id, an impossible job) throw std::invalid_argument naming the input,
 //    or, for jobs, are rejected with a kReject action; nothing already accepted is lost.
 //  - Not thread-safe: one driver thread. Deterministic: the same events give the same actions.
@@ -70,6 +71,9 @@ struct EngineOptions {
   // score terms per node) to `explain_out`.
   std::string explain_service;
   std::function<void(const std::string&)> explain_out;
+  // Keeps the record behind service_sla() and job_sla(). A driver that measures the SLA itself
+  // (the simulator's metrics) turns it off: the two then throw std::logic_error.
+  bool sla_ledger = true;
 };
 
 // One container's usage at the current time, as a node reports it.
@@ -173,6 +177,7 @@ class Engine {
   EngineStats stats() const;
   const Policy& policy() const;
   bool reads_usage() const;
+  bool reads_fleet_usage() const;
   // The batch plan as of the last cycle: one place per pending task the planner holds one for
   // (never more than the job has pending), by job, then start, then node. Empty under a policy
   // whose batch placement does not plan (engine/batch_placement.h).
@@ -182,7 +187,7 @@ class Engine {
   std::vector<PlannedTask> plan_of(int32_t job) const;
   // What the engine has seen of the SLA contract of service `service` (deleted ones too: up to
   // their deletion) and of job `job` so far (engine/sla_record.h). Throw std::invalid_argument for
-  // an id the engine never gave.
+  // an id the engine never gave, std::logic_error where the engine keeps no ledger.
   SlaRecord service_sla(int32_t service) const;
   SlaRecord job_sla(int32_t job) const;
   // What the policy's service scheduler (the one --explain shows) says of every node for one
@@ -194,6 +199,7 @@ class Engine {
  private:
   // Hands the actions taken since the last call to the SLA ledger.
   void NoteActions();
+  void CheckLedger() const;
 
   std::unique_ptr<EngineCore> core_;
   std::unique_ptr<SlaLedger> sla_;

@@ -23,6 +23,9 @@ class PressureResponse {
   // How far above their profiles the services of a node may still rise (engine/surge_margin.h);
   // null when the strategy keeps no margin. Migrations leave room for a mover's bursts by it.
   virtual const SurgeMargin* surge_margin() const { return nullptr; }
+  // Whether the strategy may move service replicas: a move judges its targets by the usage of
+  // every replica in the fleet, which the driver then has to supply at each round's start.
+  virtual bool moves_replicas() const { return false; }
   // Relieves node `n`; returns the disk and network throttle of its batch (1 = none).
   virtual double Relieve(EngineCore& core, NodeId n) = 0;
 };

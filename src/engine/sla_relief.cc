@@ -24,6 +24,7 @@ class SlaRelief : public PressureResponse {
   }
 
   const SurgeMargin* surge_margin() const override { return margin_ ? &*margin_ : nullptr; }
+  bool moves_replicas() const override { return true; }
 
   double Relieve(EngineCore& core, NodeId n) override {
     const double throttle = YieldBatch(core, n);

@@ -59,6 +59,7 @@ class RemoteEngine final : public EngineLink {
   void ContainerOomKilled(ContainerId id) override;
   // A server keeps every reported usage (its profiles learn from it), whatever its policy.
   bool reads_usage() const override { return true; }
+  bool reads_fleet_usage() const override { return true; }
   void BeginUsageRound(std::span<const UsageSample> fleet) override;
   void ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) override;
   void EndUsageRound() override;

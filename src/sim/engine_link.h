@@ -35,8 +35,10 @@ class EngineLink {
   virtual void ContainerFinished(ContainerId id) = 0;
   virtual void ContainerOomKilled(ContainerId id) = 0;
 
-  // Engine::reads_usage: whether the rounds need their samples.
+  // Engine::reads_usage: whether the rounds need their samples; Engine::reads_fleet_usage:
+  // whether BeginUsageRound needs the fleet's.
   virtual bool reads_usage() const = 0;
+  virtual bool reads_fleet_usage() const = 0;
   virtual void BeginUsageRound(std::span<const UsageSample> fleet) = 0;
   virtual void ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples) = 0;
   virtual void EndUsageRound() = 0;
@@ -79,6 +81,7 @@ class LocalEngine final : public EngineLink {
   void ContainerFinished(ContainerId id) override { engine_.ContainerFinished(id); }
   void ContainerOomKilled(ContainerId id) override { engine_.ContainerOomKilled(id); }
   bool reads_usage() const override { return engine_.reads_usage(); }
+  bool reads_fleet_usage() const override { return engine_.reads_fleet_usage(); }
   void BeginUsageRound(std::span<const UsageSample> fleet) override {
     engine_.BeginUsageRound(fleet);
   }

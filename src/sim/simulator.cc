@@ -71,8 +71,10 @@ class Simulation {
   // A task ends before its work is done: its progress is lost.
   void EndTask(ContainerId id);
   double WorkDone(ContainerId id) const;
-  // Container `id`'s usage now, computed once per tick.
-  const Usage& UsageNow(const Container& c, ContainerId id);
+  // Container `id`'s usage now: computed once per tick where the round reads it twice (the
+  // fleet's replicas, then each node's containers).
+  Usage UsageNow(const Container& c, ContainerId id);
+  Usage ContainerUsage(const Container& c) const;
   void Forget(ContainerId id);
   // A task's sample also carries its work done and to do: what an eviction would throw away.
   void AddWork(const Container& c, UsageSample& sample) const;
@@ -105,6 +107,7 @@ class Simulation {
   // engine that reads usage).
   std::vector<UsageSample> samples_;
   const bool reads_usage_;
+  const bool reads_fleet_usage_;
   std::vector<ContainerId> oom_order_;
 };
 
@@ -119,7 +122,8 @@ Simulation::Simulation(const Scenario& scenario, const Policy& policy, const Sim
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
       end_(scenario.duration_s),
-      reads_usage_(engine.reads_usage()) {
+      reads_usage_(engine.reads_usage()),
+      reads_fleet_usage_(engine.reads_fleet_usage()) {
   if (options.series != nullptr) {
     series_ = std::make_unique<SeriesRecorder>(
         scenario, options.profiles, options.warmup_s, options.tick_s, options.metrics_interval_s,
@@ -293,16 +297,21 @@ void Simulation::Forget(ContainerId id) {
   if (static_cast<size_t>(id) < usage_at_.size()) usage_at_[id] = -1;
 }
 
-const Usage& Simulation::UsageNow(const Container& c, ContainerId id) {
+Usage Simulation::ContainerUsage(const Container& c) const {
+  return c.kind == OwnerKind::kService
+             ? ServiceContainerUsage(workload_.services[c.owner], c.owner, c.index, c.start_time,
+                                     now_, options_.seed)
+             : TaskUsage(workload_.jobs[c.owner]);
+}
+
+Usage Simulation::UsageNow(const Container& c, ContainerId id) {
+  if (!reads_fleet_usage_) return ContainerUsage(c);
   if (static_cast<size_t>(id) >= usage_.size()) {
     usage_.resize(id + 1);
     usage_at_.resize(id + 1, -1);
   }
   if (usage_at_[id] != now_) {
-    usage_[id] = c.kind == OwnerKind::kService
-                     ? ServiceContainerUsage(workload_.services[c.owner], c.owner, c.index,
-                                             c.start_time, now_, options_.seed)
-                     : TaskUsage(workload_.jobs[c.owner]);
+    usage_[id] = ContainerUsage(c);
     usage_at_[id] = now_;
   }
   return usage_[id];
@@ -328,7 +337,7 @@ void Simulation::UsageTick() {
   // The services' usage now, fleet-wide: where the engine may move a replica in this round, it
   // judges the targets by it.
   samples_.clear();
-  if (reads_usage_) {
+  if (reads_fleet_usage_) {
     for (NodeId n = 0; n < state.num_nodes(); ++n) {
       if (!state.ready(n)) continue;
       for (ContainerId id : state.containers_on(n)) {
@@ -368,7 +377,7 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
   samples_.clear();
   for (ContainerId id : state.containers_on(n)) {
     const Container& c = state.container(id);
-    const Usage& u = UsageNow(c, id);
+    const Usage u = UsageNow(c, id);
     samples_.push_back({.container = id, .usage = u});
     if (recording && c.kind == OwnerKind::kService) {
       const Service& svc = workload_.services[c.owner];
@@ -569,7 +578,9 @@ EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
                        .memory_hot_threshold = options.memory_hot_threshold,
                        .task_shapes = ShapeMix::FromWorkload(scenario.workload).shapes(),
                        .explain_service = options.explain_service,
-                       .explain_out = options.explain_out};
+                       .explain_out = options.explain_out,
+                       // The world measures every contract itself (MetricsCollector).
+                       .sla_ledger = false};
   // Profiles are learned from the warm-up day's usage, which does not depend on placement (a
   // recording of that day gives the same history), unless the caller brings its own.
   if (options.profiles != nullptr) {

@@ -107,6 +107,9 @@ TEST(EngineTest, SaysWhetherItsPolicyReadsUsage) {
   EXPECT_FALSE(Engine(MakePolicy("k8s-binpack"), {}, nodes, {}).reads_usage());
   EXPECT_TRUE(Engine(MakePolicy("reclaim"), {}, nodes, {}).reads_usage());
   EXPECT_TRUE(Engine(MakePolicy("archimedes"), {}, nodes, {}).reads_usage());
+  // Only a policy that moves replicas judges targets by the whole fleet's usage.
+  EXPECT_FALSE(Engine(MakePolicy("reclaim"), {}, nodes, {}).reads_fleet_usage());
+  EXPECT_TRUE(Engine(MakePolicy("archimedes"), {}, nodes, {}).reads_fleet_usage());
 }
 
 TEST(EngineTest, StartsTasksAndCountsThemThroughTheirLives) {

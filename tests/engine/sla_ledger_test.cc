@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/engine.h"
@@ -148,6 +149,35 @@ TEST(SlaLedgerTest, RejectedJobIsABreach) {
   const SlaRecord sla = engine.job_sla(j);
   ASSERT_EQ(sla.breaches.size(), 1U);
   EXPECT_EQ(sla.breaches[0].reason, "rejected");
+}
+
+// A driver that measures the SLA itself runs without the ledger; the engine's decisions are the
+// same, and asking it for a record is a mistake it names.
+TEST(SlaLedgerTest, EngineWithoutLedgerDecidesAlikeAndSaysItKeepsNone) {
+  const auto run = [](bool ledger) {
+    Engine engine(MakePolicy("k8s-default"), EngineOptions{.sla_ledger = ledger},
+                  {MakeNode("a", 4000, 8 * kGi)}, {Web(90)});
+    std::vector<std::tuple<ActionKind, ContainerId, NodeId>> actions;
+    const auto take = [&] {
+      for (const Action& a : engine.actions()) actions.emplace_back(a.kind, a.container, a.node);
+      engine.ClearActions();
+    };
+    engine.ScaleService(0, 2);
+    const int32_t j = engine.SubmitJob(Job(500, 0, 60), 300);
+    engine.Schedule();
+    take();
+    engine.ContainerOomKilled(std::get<1>(actions.front()));
+    engine.Schedule();
+    take();
+    if (!ledger) {
+      EXPECT_THROW(engine.service_sla(0), std::logic_error);
+      EXPECT_THROW(engine.job_sla(j), std::logic_error);
+    }
+    return actions;
+  };
+  const auto with = run(true);
+  EXPECT_EQ(with.size(), 4U);  // two replicas, the task, the lost replica's replacement
+  EXPECT_EQ(run(false), with);
 }
 
 }  // namespace
