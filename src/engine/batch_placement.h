@@ -35,6 +35,8 @@ class BatchPlacement {
   virtual void FillContext(SchedulingContext& ctx) const {}
   // An upper bound of the room a task could find on node `n`.
   virtual Resources TaskRoom(const EngineCore& core, NodeId n) const = 0;
+  // TaskRoom's componentwise maximum over the ready nodes (RoomEnvelope), taken at every cycle.
+  virtual Resources Envelope(const EngineCore& core) const = 0;
   // Whether a task of `job` is placed greedily by the queue (else only by the plan, or where
   // capacity was just freed). Asked once, when the job is submitted.
   virtual bool Greedy(const BatchJob& job) const { return true; }
@@ -67,6 +69,17 @@ class BatchPlacement {
   // strategy that does not plan.
   virtual std::span<const PlannedTask> plan() const { return {}; }
 };
+
+// The componentwise maximum of `room(n)` over the ready nodes of `state`: a strategy's Envelope,
+// with its own TaskRoom called directly (no virtual call per node).
+template <typename Room>
+Resources RoomEnvelope(const ClusterState& state, const Room& room) {
+  Resources envelope;
+  for (NodeId n = 0; n < state.num_nodes(); ++n) {
+    if (state.ready(n)) envelope = Max(envelope, room(n));
+  }
+  return envelope;
+}
 
 // Tasks as ordinary pods (Kubernetes): by requests, against allocatable, first come first served,
 // with kube-scheduler's default scoring (LeastAllocated or `most_allocated`).

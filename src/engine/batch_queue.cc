@@ -75,10 +75,7 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
 }
 
 void BatchQueue::RecomputeEnvelope(const EngineCore& core) {
-  envelope_ = Resources{};
-  for (NodeId n = 0; n < core.state().num_nodes(); ++n) {
-    if (core.state().ready(n)) envelope_ = Max(envelope_, core.batch_placement().TaskRoom(core, n));
-  }
+  envelope_ = core.batch_placement().Envelope(core);
 }
 
 // Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.

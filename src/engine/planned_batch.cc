@@ -27,7 +27,7 @@ constexpr int64_t kServerlessWindow = 3600;
 // checks unrequested GPU (GPUs are not reclaimed).
 bool Planned(const BatchJob& job) { return job.task_requests[Dim::kGpu] == 0; }
 
-class PlannedBatch : public BatchPlacement {
+class PlannedBatch final : public BatchPlacement {
  public:
   PlannedBatch(double buffer, double serverless_cpu_borrow, uint64_t seed)
       : buffer_(buffer),
@@ -71,6 +71,10 @@ class PlannedBatch : public BatchPlacement {
     Resources room = core.state().node(n).capacity - core.state().task_requested(n);
     room[Dim::kCpu] += borrowable_cpu_[n];
     return room;
+  }
+
+  Resources Envelope(const EngineCore& core) const override {
+    return RoomEnvelope(core.state(), [&](NodeId n) { return TaskRoom(core, n); });
   }
 
   // Serverless tasks tolerate seconds: they cannot wait for the next re-plan.

@@ -7,7 +7,7 @@
 namespace archimedes {
 namespace {
 
-class PodBatch : public BatchPlacement {
+class PodBatch final : public BatchPlacement {
  public:
   PodBatch(FitScoring scoring, uint64_t seed)
       : scheduler_(MakeKubernetesScheduler(scoring, seed)) {}
@@ -17,6 +17,10 @@ class PodBatch : public BatchPlacement {
 
   Resources TaskRoom(const EngineCore& core, NodeId n) const override {
     return core.state().unrequested(n);
+  }
+
+  Resources Envelope(const EngineCore& core) const override {
+    return RoomEnvelope(core.state(), [&](NodeId n) { return TaskRoom(core, n); });
   }
 
   BatchLimits Limits(const EngineCore& core, NodeId n) const override {

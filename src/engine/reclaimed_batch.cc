@@ -9,7 +9,7 @@
 namespace archimedes {
 namespace {
 
-class ReclaimedBatch : public BatchPlacement {
+class ReclaimedBatch final : public BatchPlacement {
  public:
   ReclaimedBatch(double buffer, uint64_t seed)
       : buffer_(buffer), capacity_(buffer), scheduler_(MakeReclaimedBatchScheduler(seed)) {}
@@ -27,6 +27,10 @@ class ReclaimedBatch : public BatchPlacement {
 
   Resources TaskRoom(const EngineCore& core, NodeId n) const override {
     return capacity_.allocatable()[n] - core.state().task_requested(n);
+  }
+
+  Resources Envelope(const EngineCore& core) const override {
+    return RoomEnvelope(core.state(), [&](NodeId n) { return TaskRoom(core, n); });
   }
 
   bool observes_services() const override { return true; }

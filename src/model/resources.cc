@@ -38,12 +38,6 @@ Resources Resources::Scaled(double factor) const {
   return r;
 }
 
-Resources Max(const Resources& a, const Resources& b) {
-  Resources r;
-  for (int i = 0; i < kNumDims; ++i) r.amount[i] = std::max(a.amount[i], b.amount[i]);
-  return r;
-}
-
 std::string ToString(const Resources& r) {
   std::string out;
   for (Dim d : kAllDims) {

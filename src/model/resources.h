@@ -9,6 +9,7 @@
 #ifndef ARCHIMEDES_MODEL_RESOURCES_H_
 #define ARCHIMEDES_MODEL_RESOURCES_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -70,8 +71,12 @@ struct Resources {
   Resources Scaled(double factor) const;
 };
 
-// Componentwise maximum.
-Resources Max(const Resources& a, const Resources& b);
+// Componentwise maximum. Inline: batch queues take it over every node at every cycle.
+inline Resources Max(const Resources& a, const Resources& b) {
+  Resources r;
+  for (int i = 0; i < kNumDims; ++i) r.amount[i] = std::max(a.amount[i], b.amount[i]);
+  return r;
+}
 
 // "cpu=2500m memory=4Gi ..." with Kubernetes quantity formatting; zero dimensions are omitted.
 std::string ToString(const Resources& r);
