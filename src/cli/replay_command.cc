@@ -43,6 +43,7 @@ struct ReplayArgs {
   int64_t warmup_s = kSecondsPerDay;
   bool surge = false;
   bool quiet = false;
+  int64_t pace_s = 0;            // 0: as fast as the server answers
   std::optional<double> buffer;  // unset: the policy's own
 };
 
@@ -85,8 +86,9 @@ int Run(const ReplayArgs& args) {
   }
   SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s, .profiles = &profiles};
   const auto start = std::chrono::steady_clock::now();
-  RemoteEngine engine(args.server, policy, scenario,
-                      RemoteOptions{.seed = args.seed, .cycle_s = options.cycle_s});
+  RemoteEngine engine(
+      args.server, policy, scenario,
+      RemoteOptions{.seed = args.seed, .cycle_s = options.cycle_s, .pace_s = args.pace_s});
   ProgressLine progress(ProgressModeFor(args.quiet), policy.name);
   options.progress = [&](const SimProgress& p) {
     progress.Update(p.now, p.end, std::to_string(engine.requests()) + " requests");
@@ -133,6 +135,10 @@ void AddReplayCommand(CLI::App& app) {
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   AddDurationFlag(cmd, "--warmup", &args->warmup_s, "Warm-up before metrics start", 0,
                   kMaxDurationSeconds);
+  AddDurationFlag(cmd, "--pace", &args->pace_s,
+                  "Play at most this much simulated time per wall second, to watch it (0: as "
+                  "fast as the server answers)",
+                  0, kMaxDurationSeconds);
   cmd->add_option("--json", args->json_path, "Also write the results as JSON to this file");
   cmd->add_option("--profiles", args->profiles_path,
                   "Profiles the peak-load figures judge by (as simulate's --profiles)");

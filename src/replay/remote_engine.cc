@@ -1,6 +1,7 @@
 #include "replay/remote_engine.h"
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "server/objects.h"
@@ -45,7 +46,8 @@ RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const S
     : client_(std::make_unique<httplib::Client>(url)),
       url_(url),
       workload_(scenario.workload),
-      state_({}, policy.traits.batch_accounting) {
+      state_({}, policy.traits.batch_accounting),
+      pace_s_(options.pace_s) {
   if (!client_->is_valid()) throw ReplayError("--server \"" + url + "\" is not an http:// URL");
   client_->set_read_timeout(300, 0);
   client_->set_keep_alive(true);
@@ -200,13 +202,31 @@ void RemoteEngine::Take(const nlohmann::json& in) {
   actions_.push_back(std::move(a));
 }
 
-void RemoteEngine::AdvanceTo(int64_t now) { Drive({{"advanceTo", now}}); }
+void RemoteEngine::Pace(int64_t now) {
+  if (pace_s_ <= 0) return;
+  if (paced_from_ < 0) {
+    paced_from_ = now;
+    paced_wall_ = std::chrono::steady_clock::now();
+    return;
+  }
+  const double wall_s = static_cast<double>(now - paced_from_) / static_cast<double>(pace_s_);
+  std::this_thread::sleep_until(paced_wall_ + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  std::chrono::duration<double>(wall_s)));
+}
+
+void RemoteEngine::AdvanceTo(int64_t now) {
+  Pace(now);
+  Drive({{"advanceTo", now}});
+}
 
 void RemoteEngine::Schedule() { Drive({{"runThrough", now_}}); }
 
 int64_t RemoteEngine::RunQuiet(int64_t from, int64_t to, int64_t /*cycle_s: the server's*/) {
   if (from >= to) return to - 1;
-  return Drive({{"runThrough", to - 1}, {"stopAtAction", true}}).at("time").get<int64_t>();
+  const auto time =
+      Drive({{"runThrough", to - 1}, {"stopAtAction", true}}).at("time").get<int64_t>();
+  Pace(time);
+  return time;
 }
 
 NodeId RemoteEngine::AddNode(const Node& node) {

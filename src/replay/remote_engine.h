@@ -15,6 +15,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -38,6 +39,9 @@ class ReplayError : public std::runtime_error {
 struct RemoteOptions {
   uint64_t seed = 1;
   int64_t cycle_s = 1;
+  // Simulated seconds played per wall second at most (a live demonstration, a dashboard to
+  // watch); 0: as fast as the server answers.
+  int64_t pace_s = 0;
 };
 
 class RemoteEngine final : public EngineLink {
@@ -105,6 +109,11 @@ class RemoteEngine final : public EngineLink {
   int64_t last_seq_ = 0;
   int64_t now_ = 0;
   mutable int64_t requests_ = 0;
+  // Waits until simulated time `now` is due at RemoteOptions::pace_s, counted from the first call.
+  void Pace(int64_t now);
+  int64_t pace_s_;
+  int64_t paced_from_ = -1;  // the simulated time of the first Pace, then its wall time below
+  std::chrono::steady_clock::time_point paced_wall_;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::unordered_map<std::string, int32_t> service_ids_;
   std::vector<std::string> container_names_;  // by engine id

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/serve_process.h"
 #include "support/command.h"
+#include "support/serve_process.h"
 
 namespace archimedes {
 namespace {
@@ -38,8 +38,10 @@ nlohmann::json Figures(const std::string& path) {
   return doc;
 }
 
-// `flags` go to all three: the server, simulate and the replay.
-void ExpectReplayEqualsSimulate(const std::string& policy, const std::string& flags = "") {
+// `flags` go to all three: the server, simulate and the replay; `replay_flags` to the replay
+// only. Returns the replay's wall time.
+double ExpectReplayEqualsSimulate(const std::string& policy, const std::string& flags = "",
+                                  const std::string& replay_flags = "") {
   const std::string data = TempPath("data");
   std::filesystem::remove_all(data);
   std::vector<std::string> server_flags = {"--policy", policy};
@@ -50,11 +52,15 @@ void ExpectReplayEqualsSimulate(const std::string& policy, const std::string& fl
   const std::string replayed = TempPath("replay.json");
   const std::string common = std::string(kScenario) + " --quiet --policy " + policy + " " + flags;
   const auto sim = RunArchimedes("simulate " + common + " --json " + simulated);
-  ASSERT_EQ(sim.status, 0) << sim.output;
-  const auto replay = RunArchimedes("replay " + common + " --server http://127.0.0.1:" +
-                                    std::to_string(server.port()) + " --json " + replayed);
-  ASSERT_EQ(replay.status, 0) << replay.output;
+  EXPECT_EQ(sim.status, 0) << sim.output;
+  const auto replay = RunArchimedes("replay " + common + " " + replay_flags +
+                                    " --server http://127.0.0.1:" + std::to_string(server.port()) +
+                                    " --json " + replayed);
+  EXPECT_EQ(replay.status, 0) << replay.output;
+  if (sim.status != 0 || replay.status != 0) return 0;
   EXPECT_EQ(Figures(replayed).dump(2), Figures(simulated).dump(2));
+  std::ifstream in(replayed);
+  return nlohmann::json::parse(in).at("policies").at(policy).at("wall_seconds").get<double>();
 }
 
 TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8s-default"); }
@@ -63,6 +69,12 @@ TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8
 // figures as simulate's with that buffer.
 TEST(ReplayTest, EqualsSimulateUnderReclaimWithItsBufferSet) {
   ExpectReplayEqualsSimulate("reclaim", "--buffer 0.3");
+}
+
+// --pace plays a day at 12 h per second: two seconds at least, whatever the machine's speed, and
+// the same figures.
+TEST(ReplayTest, PlaysAtThePaceAskedWithTheSameFigures) {
+  EXPECT_GE(ExpectReplayEqualsSimulate("k8s-default", "", "--pace 12h"), 2.0);
 }
 
 TEST(ReplayTest, RefusesAServerOfAnotherPolicy) {

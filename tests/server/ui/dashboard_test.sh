@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # serve's live dashboard as a person sees it: starts `archimedes serve --clock virtual` on a free
 # loopback port, opens /ui in headless Chromium and drives the server with a short replay
-# (dashboard_scenario.json: 4 nodes, 3 services, 5 jobs over 3 hours, about 5 s), checking the
-# page as it changes (dashboard_check.js). The screenshot and the server's log stay in OUT_DIR.
+# (dashboard_scenario.json: 4 nodes, 3 services, 5 jobs over 3 hours, paced at an hour per
+# second whatever the machine's speed: unpaced, a fast machine played it within one of the page's
+# 1 s polls), checking the page as it changes (dashboard_check.js). The screenshot and the server's log stay in OUT_DIR.
 # `undriven` runs a driver that does nothing instead, and passes only if the check then fails:
 # a page that does not change is caught.
 #
@@ -38,4 +39,4 @@ if [ "$mode" = undriven ]; then
 fi
 node "$here/dashboard_check.js" "$url" "$out/dashboard.png" -- \
   "$archimedes" replay --server "$url" --policy archimedes \
-  --scenario "$here/dashboard_scenario.json" --warmup 1h --quiet
+  --scenario "$here/dashboard_scenario.json" --warmup 1h --pace 1h --quiet
