@@ -377,7 +377,7 @@ void EngineCore::Throttle(NodeId n, const BatchLimits& limits) {
 }
 
 const Usage& EngineCore::UsageOf(ContainerId id) const {
-  return usage_round_[id] == round_ ? usage_[id] : kNoUsage;
+  return reads_fleet_usage_ && usage_round_[id] == round_ ? usage_[id] : kNoUsage;
 }
 
 const Usage& EngineCore::ServiceUsageNow(NodeId n) {

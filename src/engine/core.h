@@ -174,7 +174,8 @@ class EngineCore {
   void Emit(Action action) { actions_.push_back(std::move(action)); }
 
   // --- Usage.
-  // The usage of container `id` this round (zero when it has none).
+  // The usage of container `id` this round; zero when it has none, or where no strategy moves
+  // replicas (then nothing reads it and it is not kept).
   const Usage& UsageOf(ContainerId id) const;
   // The services' usage on node `n` now, with their predicted rise, plus the replacements moved
   // there since it was taken.
@@ -231,9 +232,15 @@ class EngineCore {
   void RemoveContainer(ContainerId id, bool taken_back = false);
   void EndScaleOut(int32_t s);
   void StopLeavingReplicas(NodeId n);
-  void Record(const UsageSample& sample) {
+  // Keeps what is read back: a container's usage only where replicas move (UsageOf), a task's
+  // work for the SLA order of its eviction. Each write misses the cache (ids are scattered).
+  void Record(const UsageSample& sample, OwnerKind kind) {
     const ContainerId id = sample.container;
-    usage_[id] = sample.usage;
+    if (reads_fleet_usage_) usage_[id] = sample.usage;
+    if (kind != OwnerKind::kTask) {
+      if (reads_fleet_usage_) usage_round_[id] = round_;
+      return;
+    }
     usage_round_[id] = round_;
     work_[id] = {sample.work_done_s, sample.work_total_s};
   }

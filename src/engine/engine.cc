@@ -228,7 +228,7 @@ void EngineCore::BeginUsageRound(std::span<const UsageSample> fleet) {
   if (reads_fleet_usage_) {
     for (const UsageSample& sample : fleet) {
       CheckContainer(sample.container);
-      Record(sample);
+      Record(sample, state_.container(sample.container).kind);
     }
   }
   unpark_all = true;
@@ -258,9 +258,9 @@ void EngineCore::ObserveNodeUsage(NodeId n, std::span<const UsageSample> samples
   for (const UsageSample& sample : samples) {
     const ContainerId id = sample.container;
     CheckContainer(id);
-    Record(sample);
-    node_containers_.push_back({id, sample.usage});
     const Container& c = state_.container(id);
+    Record(sample, c.kind);
+    node_containers_.push_back({id, sample.usage});
     if (c.node != n || c.kind != OwnerKind::kService) continue;
     for (int d = 0; d < kNumDims; ++d) service_usage[d] += sample.usage[d];
   }
