@@ -20,6 +20,7 @@
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
+#include "sim/simulator.h"
 #include "sim/warmup_profiles.h"
 #include "trace/output_file.h"
 #include "trace/profile_file.h"
@@ -79,16 +80,15 @@ int Run(const ReplayArgs& args) {
   const ProfileSet profiles = args.profiles_path.empty()
                                   ? LearnWarmupProfiles(scenario.workload, args.warmup_s, args.seed)
                                   : ReadProfilesFile(args.profiles_path);
-  if (policy.traits.uses_profiles) {
-    std::cerr << "archimedes replay: " << policy.name
-              << " places by profiles and the server learns none from the scenario's warm-up "
-                 "day: its figures can differ from simulate's\n";
-  }
   SimOptions options{.seed = args.seed, .warmup_s = args.warmup_s, .profiles = &profiles};
+  // A policy that places by profiles gets, on the server, what simulate gives its engine.
+  const EngineOptions priors = EngineOptionsFor(scenario, policy, options);
   const auto start = std::chrono::steady_clock::now();
-  RemoteEngine engine(
-      args.server, policy, scenario,
-      RemoteOptions{.seed = args.seed, .cycle_s = options.cycle_s, .pace_s = args.pace_s});
+  RemoteEngine engine(args.server, policy, scenario,
+                      RemoteOptions{.seed = args.seed,
+                                    .cycle_s = options.cycle_s,
+                                    .pace_s = args.pace_s,
+                                    .priors = policy.traits.uses_profiles ? &priors : nullptr});
   ProgressLine progress(ProgressModeFor(args.quiet), policy.name);
   options.progress = [&](const SimProgress& p) {
     progress.Update(p.now, p.end, std::to_string(engine.requests()) + " requests");

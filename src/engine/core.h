@@ -208,6 +208,7 @@ class EngineCore {
   void RemoveNode(NodeId n);
   void SetNodeLabels(NodeId n, std::map<std::string, std::string> labels);
   int32_t CreateService(const Service& service);
+  void SetPriors(ProfileSet profiles, std::vector<std::pair<Resources, double>> task_shapes);
   void ScaleService(int32_t s, int replicas);
   void DeleteService(int32_t s);
   int32_t SubmitJob(const BatchJob& job, int64_t give_up_at);

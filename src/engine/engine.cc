@@ -141,6 +141,14 @@ int32_t EngineCore::CreateService(const Service& service) {
   return s;
 }
 
+void EngineCore::SetPriors(ProfileSet profiles,
+                           std::vector<std::pair<Resources, double>> task_shapes) {
+  options_.profiles = std::move(profiles);
+  options_.task_shapes = std::move(task_shapes);
+  SetUpProfiles();
+  dirty = true;
+}
+
 void EngineCore::ScaleService(int32_t s, int replicas) {
   CheckService(s);
   if (replicas < 0) {
@@ -359,6 +367,9 @@ int32_t Engine::CreateService(const Service& service) {
   const int32_t s = core_->CreateService(service);
   if (sla_) sla_->ServiceAdded(*core_, s);
   return s;
+}
+void Engine::SetPriors(ProfileSet profiles, std::vector<std::pair<Resources, double>> task_shapes) {
+  core_->SetPriors(std::move(profiles), std::move(task_shapes));
 }
 void Engine::ScaleService(int32_t service, int replicas) {
   core_->ScaleService(service, replicas);

@@ -148,6 +148,11 @@ class Engine {
   void ScaleService(int32_t service, int replicas);
   void DeleteService(int32_t service);
 
+  // What the profile-driven strategies place by, learned from history (a service's bootstrap, a
+  // refresh): replaces EngineOptions::profiles and task_shapes. The strategies start again from
+  // the current state, as when a service is created; the batch plan is made anew.
+  void SetPriors(ProfileSet profiles, std::vector<std::pair<Resources, double>> task_shapes);
+
   // Jobs. Returns the job's id, also for a job rejected with a kReject action (one that can
   // never run: model/workload.h's ValidateJob). Unstarted tasks fail at `give_up_at` (the
   // submitter's patience). A task larger than every node so far waits: nodes may come.

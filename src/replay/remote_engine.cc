@@ -73,6 +73,9 @@ RemoteEngine::RemoteEngine(const std::string& url, const Policy& policy, const S
                       " is not fresh (its clock or its fleet moved): start it on an empty "
                       "--data folder");
   }
+  if (options.priors != nullptr) {
+    Call("PUT", "/v1/priors", EncodePriors(options.priors->profiles, options.priors->task_shapes));
+  }
   for (const Node& node : scenario.nodes) AddNode(node);
   for (size_t s = 0; s < workload_.services.size(); ++s) {
     service_ids_[workload_.services[s].name] = static_cast<int32_t>(s);

@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/engine.h"
 #include "engine/policy.h"
 #include "model/workload.h"
 #include "sim/engine_link.h"
@@ -42,12 +43,15 @@ struct RemoteOptions {
   // Simulated seconds played per wall second at most (a live demonstration, a dashboard to
   // watch); 0: as fast as the server answers.
   int64_t pace_s = 0;
+  // What the engine places by, as simulate gives its own (EngineOptions::profiles, task_shapes);
+  // set on the server (PUT /v1/priors) before anything else. Null: none.
+  const EngineOptions* priors = nullptr;
 };
 
 class RemoteEngine final : public EngineLink {
  public:
-  // Connects to `url` ("http://127.0.0.1:8080"), checks the server, and registers the scenario's
-  // nodes and its services (none scaled), in order: their ids are their positions.
+  // Connects to `url` ("http://127.0.0.1:8080"), checks the server, sets its priors, and registers
+  // the scenario's nodes and its services (none scaled), in order: their ids are their positions.
   RemoteEngine(const std::string& url, const Policy& policy, const Scenario& scenario,
                RemoteOptions options);
 

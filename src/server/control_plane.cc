@@ -55,6 +55,18 @@ nlohmann::json BreachesJson(const std::vector<SlaBreach>& breaches) {
   return out;
 }
 
+nlohmann::json PriorsJson(const ProfileSet& profiles,
+                          const std::vector<std::pair<Resources, double>>& task_shapes,
+                          std::optional<int64_t> set_at) {
+  return {{"kind", "Priors"},
+          {"setAt", set_at ? nlohmann::json(*set_at) : nlohmann::json(nullptr)},
+          {"profiles",
+           {{"applications", profiles.apps.size()},
+            {"classes", profiles.classes.size()},
+            {"bins", profiles.bins}}},
+          {"taskShapes", EncodeTaskShapes(task_shapes)}};
+}
+
 template <typename F>
 void Engine422(F call) {
   try {
@@ -69,6 +81,7 @@ void Engine422(F call) {
 ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
     : engine_(policy, EngineOptions{.seed = options.seed}, {}, {}),
       options_(options),
+      priors_(PriorsJson({}, {}, std::nullopt)),
       profiler_(ProfileOptions{.seed = options.seed}) {}
 
 int64_t ControlPlane::Restore(Journal& journal) {
@@ -167,6 +180,8 @@ Reply ControlPlane::Dispatch(const Event& event) {
       return event.target == kDriveTarget ? Drive(event) : AdvanceClock(event);
     case EventKind::kNodeStatus:
       return NodeStatus(event);
+    case EventKind::kPutPriors:
+      return PutPriors(event);
   }
   throw std::logic_error("unknown event kind");
 }
@@ -630,6 +645,15 @@ Reply ControlPlane::Drive(const Event& event) {
 }
 
 // --- Profiles.
+
+Reply ControlPlane::PutPriors(const Event& event) {
+  PriorsRequest request = DecodePriors(event.body);
+  Commit(event);
+  priors_ = PriorsJson(request.profiles, request.task_shapes, engine_.now());
+  engine_.SetPriors(std::move(request.profiles), std::move(request.task_shapes));
+  Drain();
+  return {200, priors_};
+}
 
 namespace {
 

@@ -100,6 +100,9 @@ class ControlPlane {
   // clock and only when samples came since: {"kind": "ProfileList", "builtAt", "samples", and the
   // profiles file's keys (docs/profiles.md)}.
   nlohmann::json Profiles() const;
+  // What the engine places by, as PUT /v1/priors last set it: {"kind": "Priors", "setAt" (null
+  // before any), "profiles": {"applications", "classes", "bins"}, "taskShapes"}.
+  const nlohmann::json& Priors() const { return priors_; }
   // One application's profile, its class and its health warnings. Throws ApiError 404 for an
   // application without samples in the last build.
   nlohmann::json Profile(const std::string& app) const;
@@ -208,6 +211,7 @@ class ControlPlane {
   Reply ContainerStatus(const Event& event);
   Reply ReportUsage(const Event& event);
   Reply AdvanceClock(const Event& event);
+  Reply PutPriors(const Event& event);
   Reply Drive(const Event& event);
   void RunUsageRound();
   // The profiler learns of a service (its requests, limits, replicas), a node (the largest yet),
@@ -261,6 +265,8 @@ class ControlPlane {
   std::vector<ContainerRecord> containers_;  // by engine id
   std::unordered_map<std::string, ContainerId> container_ids_;
   std::vector<UsageSample> fleet_samples_, node_samples_;
+
+  nlohmann::json priors_;
 
   Profiler profiler_;
   std::array<double, kNumDims> largest_node_{};

@@ -20,9 +20,10 @@ enum class EventKind : uint8_t {
   kUsage,
   kClock,
   kNodeStatus,  // a node failed (NotReady) or recovered (Ready)
+  kPutPriors,   // the profiles and task shapes the engine places by
 };
 // Kinds are stored as their numbers: a new kind goes last.
-inline constexpr EventKind kLastEventKind = EventKind::kNodeStatus;
+inline constexpr EventKind kLastEventKind = EventKind::kPutPriors;
 
 struct Event {
   EventKind kind = EventKind::kClock;

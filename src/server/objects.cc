@@ -1,6 +1,7 @@
 #include "server/objects.h"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include "kube/kube_node.h"
@@ -9,6 +10,7 @@
 #include "model/quantity.h"
 #include "server/api_error.h"
 #include "trace/json_reader.h"
+#include "trace/profile_file.h"
 
 namespace archimedes {
 namespace {
@@ -348,6 +350,52 @@ std::vector<UsageReport> DecodeUsage(const std::string& body) {
     root.RejectUnknownKeys();
     return reports;
   });
+}
+
+PriorsRequest DecodePriors(const std::string& body) {
+  const nlohmann::json doc = Parse(body);
+  return Decoding([&] {
+    JsonObject root(JsonValue(kSource, doc));
+    PriorsRequest r;
+    if (auto profiles = root.Find("profiles")) r.profiles = ReadProfilesJson(*profiles);
+    if (auto shapes = root.Find("taskShapes")) {
+      for (const JsonValue& v : shapes->Elements()) {
+        JsonObject o(v);
+        const JsonValue requests = o.Require("requests");
+        const Resources shape = DecodeResources(requests);
+        if (shape.IsZero()) requests.Fail("a task shape requests something");
+        for (const auto& [seen, weight] : r.task_shapes) {
+          if (seen == shape) requests.Fail("this shape is given twice");
+        }
+        const JsonValue weight = o.Require("weight");
+        const double w = weight.Number(0, 1);
+        if (w <= 0) weight.Fail("a weight is above 0");
+        o.RejectUnknownKeys();
+        r.task_shapes.emplace_back(shape, w);
+      }
+      double sum = 0;
+      for (const auto& [shape, w] : r.task_shapes) sum += w;
+      constexpr double kSumTolerance = 1e-6;
+      if (!r.task_shapes.empty() && std::abs(sum - 1) > kSumTolerance) {
+        shapes->Fail("the weights are shares of the mix and sum to 1, not " + std::to_string(sum));
+      }
+    }
+    root.RejectUnknownKeys();
+    return r;
+  });
+}
+
+nlohmann::json EncodeTaskShapes(const std::vector<std::pair<Resources, double>>& task_shapes) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& [requests, weight] : task_shapes) {
+    shapes.push_back({{"requests", EncodeResources(requests)}, {"weight", weight}});
+  }
+  return shapes;
+}
+
+nlohmann::json EncodePriors(const ProfileSet& profiles,
+                            const std::vector<std::pair<Resources, double>>& task_shapes) {
+  return {{"profiles", ProfilesJson(profiles)}, {"taskShapes", EncodeTaskShapes(task_shapes)}};
 }
 
 int64_t DecodeClock(const std::string& body, int64_t now) {

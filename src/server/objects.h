@@ -21,6 +21,7 @@
 #include "model/node.h"
 #include "model/resources.h"
 #include "model/workload.h"
+#include "profile/profile.h"
 
 namespace archimedes {
 
@@ -93,6 +94,21 @@ struct UsageReport {
   double work_done_s = 0;  // tasks: seconds of work done so far
 };
 std::vector<UsageReport> DecodeUsage(const std::string& body);
+
+// PUT /v1/priors: what the profile-driven strategies place by, learned from history (docs/api.md):
+//   {"profiles": a profiles file's document (docs/profiles.md),
+//    "taskShapes": [{"requests": {"cpu": "1", "memory": "2Gi"}, "weight": 0.25}, ...]}
+// Either key may be left out (none). Shapes are distinct; their weights are the shares of the mix,
+// above 0 and summing to 1.
+struct PriorsRequest {
+  ProfileSet profiles;
+  std::vector<std::pair<Resources, double>> task_shapes;
+};
+PriorsRequest DecodePriors(const std::string& body);
+nlohmann::json EncodeTaskShapes(const std::vector<std::pair<Resources, double>>& task_shapes);
+// The body DecodePriors reads back to the same profiles and shapes.
+nlohmann::json EncodePriors(const ProfileSet& profiles,
+                            const std::vector<std::pair<Resources, double>>& task_shapes);
 
 // POST /v1/clock: the time to advance to, absolute (`time`) or relative to `now` (`advance`).
 int64_t DecodeClock(const std::string& body, int64_t now);

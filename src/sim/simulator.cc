@@ -375,13 +375,19 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
   const bool recording =
       options_.usage_recorder != nullptr && now_ % options_.record_interval_s == 0;
   samples_.clear();
-  for (ContainerId id : state.containers_on(n)) {
-    const Container& c = state.container(id);
-    const Usage u = UsageNow(c, id);
-    samples_.push_back({.container = id, .usage = u});
+  for (ContainerId id : state.containers_on(n)) samples_.push_back({.container = id});
+  // The node's containers in id order, the one order every driver's view shares: the engine lists
+  // them as its in-cycle moves left them, a replay's copy as the actions came. Sums of float usage
+  // and ties in what the engine does with the samples then come out the same.
+  std::sort(samples_.begin(), samples_.end(),
+            [](const UsageSample& a, const UsageSample& b) { return a.container < b.container; });
+  for (UsageSample& sample : samples_) {
+    const Container& c = state.container(sample.container);
+    sample.usage = UsageNow(c, sample.container);
     if (recording && c.kind == OwnerKind::kService) {
       const Service& svc = workload_.services[c.owner];
-      options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index), u);
+      options_.usage_recorder->Write(now_, svc.app, svc.name + "-" + std::to_string(c.index),
+                                     sample.usage);
     }
   }
   // The cgroup's OOM killer: a replica above its memory limit dies, whatever the node has free.
@@ -467,7 +473,8 @@ void Simulation::RunNode(NodeId n, std::array<double, kNumDims>& usage_total) {
     std::sort(oom_order_.begin(), oom_order_.end(), [&](ContainerId a, ContainerId b) {
       const Container& ca = state.container(a);
       const Container& cb = state.container(b);
-      return ca.priority != cb.priority ? ca.priority < cb.priority : ca.start_time > cb.start_time;
+      if (ca.priority != cb.priority) return ca.priority < cb.priority;
+      return ca.start_time != cb.start_time ? ca.start_time > cb.start_time : a < b;
     });
     double memory = actual[1];
     for (ContainerId id : oom_order_) {

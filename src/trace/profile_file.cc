@@ -351,7 +351,6 @@ json ProfilesJsonWithoutApps(const ProfileSet& profiles) {
   }
   doc["hints"] = std::move(hints);
 
-
   json warnings = json::array();
   for (const HealthWarning& w : profiles.warnings) {
     warnings.push_back({{"app", w.app},
@@ -383,6 +382,8 @@ ProfileSet ReadProfilesFile(const std::string& path) {
   return ReadProfiles(JsonValue(path, doc));
 }
 
+ProfileSet ReadProfilesJson(const JsonValue& document) { return ReadProfiles(document); }
+
 // The text of ProfilesJson(profiles) on one line, written as it is made: one application at a time
 // as the document's first member (an object's keys are written sorted), since the whole document
 // in memory takes several times the profiles' own size.
@@ -391,7 +392,8 @@ void WriteProfilesFile(const ProfileSet& profiles, const std::string& path) {
   file.Write("{\"applications\":[");
   for (size_t i = 0; i < profiles.apps.size(); ++i) {
     if (i > 0) file.Write(",");
-    file.Write(FormatJsonValue(AppJson(profiles.apps[i]), "applications[" + std::to_string(i) + "]"));
+    file.Write(
+        FormatJsonValue(AppJson(profiles.apps[i]), "applications[" + std::to_string(i) + "]"));
   }
   const std::string rest = FormatJsonDocument(ProfilesJsonWithoutApps(profiles), -1);
   static_assert(std::string_view("applications") < "bins");  // and every other key

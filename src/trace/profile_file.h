@@ -14,10 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/profile.h"
+#include "trace/json_reader.h"
 
 namespace archimedes {
 
 ProfileSet ReadProfilesFile(const std::string& path);
+// The same, of a document already parsed (a request body): JsonError names `document`'s source.
+ProfileSet ReadProfilesJson(const JsonValue& document);
 
 // The file's JSON document (docs/profiles.md), as the service also shows it (GET /v1/profiles).
 nlohmann::json ProfilesJson(const ProfileSet& profiles);

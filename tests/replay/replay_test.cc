@@ -65,6 +65,10 @@ double ExpectReplayEqualsSimulate(const std::string& policy, const std::string& 
 
 TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8s-default"); }
 
+// archimedes places by profiles and keeps room for the mix of task shapes: the replay sets on the
+// server (PUT /v1/priors) what simulate gives its engine, the warm-up day's profiles and the mix.
+TEST(ReplayTest, EqualsSimulateUnderArchimedes) { ExpectReplayEqualsSimulate("archimedes"); }
+
 // The server's --buffer reaches its engine: a buffer three times the default keeps the same
 // figures as simulate's with that buffer.
 TEST(ReplayTest, EqualsSimulateUnderReclaimWithItsBufferSet) {
