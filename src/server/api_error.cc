@@ -28,6 +28,11 @@ ApiError Invalid(const std::string& message, std::string field) {
   return ApiError(422, "Invalid", message, std::move(field));
 }
 
+ApiError BodyTooLarge(const std::string& setting, int64_t bytes) {
+  return {413, "RequestEntityTooLarge",
+          "the request body is larger than " + setting + ", " + std::to_string(bytes) + " bytes"};
+}
+
 ApiError Unavailable(const std::string& message) { return ApiError(503, "Unavailable", message); }
 
 ApiError FromJsonError(const JsonError& e) { return BadRequest(e.what(), e.path()); }

@@ -9,6 +9,7 @@
 #ifndef ARCHIMEDES_SERVER_API_ERROR_H_
 #define ARCHIMEDES_SERVER_API_ERROR_H_
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -41,6 +42,8 @@ ApiError NotFound(const std::string& message);
 ApiError Conflict(const std::string& message, std::string field = "");
 // 422: well-formed but impossible (a task no node can hold, a change to an immutable field).
 ApiError Invalid(const std::string& message, std::string field = "");
+// 413: a body over `setting` (max-body, max-priors-body), `bytes` long at most.
+ApiError BodyTooLarge(const std::string& setting, int64_t bytes);
 // 503: not ready to serve this yet (state still being restored).
 ApiError Unavailable(const std::string& message);
 

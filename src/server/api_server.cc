@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -39,9 +40,12 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
       {"cycle", FormatDuration(config.cycle_s)},
       {"usage-round", FormatDuration(config.usage_round_s)}};
   if (IsEtcdStore(config.store)) {
-    if (config.max_body_bytes > kMaxEtcdEventBytes) {
-      throw ConfigError("max-body " + std::to_string(config.max_body_bytes) +
-                        " bytes: with the etcd store at most 1Mi (an event is one etcd value)");
+    for (const auto& [key, bytes] : {std::pair{"max-body", config.max_body_bytes},
+                                     std::pair{"max-priors-body", MaxPriorsBody(config)}}) {
+      if (bytes > kMaxEtcdEventBytes) {
+        throw ConfigError(std::string(key) + " " + std::to_string(bytes) +
+                          " bytes: with the etcd store at most 1Mi (an event is one etcd value)");
+      }
     }
     const EtcdLocation location = ParseEtcdLocation(config.store);
     try {
@@ -76,18 +80,36 @@ ApiServer::ApiServer(ServerConfig config)
   // Small answers go out at once rather than waiting for the client's delayed ack.
   http_.set_tcp_nodelay(true);
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_.set_payload_max_length(static_cast<size_t>(config_.max_body_bytes));
-  // httplib's own refusals (no route, a body over the limit, a malformed request) in the API's
-  // error shape; answers of the handlers already have one.
+  // The router holds every other route to max-body.
+  http_.set_payload_max_length(
+      static_cast<size_t>(std::max(config_.max_body_bytes, MaxPriorsBody(config_))));
+  // A body announced larger than its route takes is refused before it is read.
+  http_.set_pre_routing_handler([this](const httplib::Request& request,
+                                       httplib::Response& response) {
+    const BodyLimit limit = BodyLimitOf(config_, request);
+    const std::string length = request.get_header_value("Content-Length");
+    int64_t bytes = 0;
+    const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bytes);
+    if (ec != std::errc() || end != length.data() + length.size() || bytes <= limit.bytes) {
+      return httplib::Server::HandlerResponse::Unhandled;  // httplib judges what is malformed
+    }
+    const ApiError refused = BodyTooLarge(limit.setting, limit.bytes);
+    response.status = refused.code();
+    response.set_content(refused.ToJson().dump(), "application/json");
+    metrics_.ObserveRequest("unmatched", request.method, response.status, 0);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // httplib's own refusals (no route, a body over the largest limit, a malformed request) in the
+  // API's error shape; answers of the handlers already have one.
   http_.set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request& request, httplib::Response& response) {
         if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
         std::string message = "no route " + request.method + " " + request.path;
         std::string reason = "NotFound";
         if (response.status == 413) {
+          const BodyLimit limit = BodyLimitOf(config_, request);
           reason = "RequestEntityTooLarge";
-          message = "the request body is larger than max-body, " +
-                    std::to_string(config_.max_body_bytes) + " bytes";
+          message = BodyTooLarge(limit.setting, limit.bytes).what();
         } else if (response.status != 404) {
           reason = "BadRequest";
           message = "the request could not be read";

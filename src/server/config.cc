@@ -39,6 +39,18 @@ int64_t PositiveDuration(std::string_view key, const std::string& value) {
   return seconds;
 }
 
+int64_t BodyLimit(std::string_view key, const std::string& value) {
+  int64_t bytes = 0;
+  try {
+    bytes = ParseUnits(value);
+  } catch (const QuantityError& e) {
+    Fail(key, value, e.what());
+  }
+  if (bytes < 1024) Fail(key, value, "must be at least 1Ki");
+  if (bytes > kMaxPriorsBytes) Fail(key, value, "must be at most 256Mi");
+  return bytes;
+}
+
 void SetListen(ServerConfig& config, const std::string& value) {
   const size_t colon = value.rfind(':');
   if (colon == std::string::npos || colon == 0) Fail("listen", value, "expected host:port");
@@ -54,6 +66,11 @@ void SetListen(ServerConfig& config, const std::string& value) {
 }
 
 }  // namespace
+
+int64_t MaxPriorsBody(const ServerConfig& config) {
+  if (config.max_priors_body_bytes > 0) return config.max_priors_body_bytes;
+  return IsEtcdStore(config.store) ? kMaxEtcdEventBytes : kMaxPriorsBytes;
+}
 
 const std::vector<ConfigKey>& ConfigKeys() {
   static const std::vector<ConfigKey> keys = {
@@ -86,6 +103,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
        "kube-api: how often pod usage is read from metrics.k8s.io into the profiles (a duration: "
        "60s; 0s: never)"},
       {"max-body", "largest request body accepted, a quantity (1Mi); larger ones get 413"},
+      {"max-priors-body",
+       "largest PUT /v1/priors body (profiles and task shapes), a quantity (256Mi; with etcd at "
+       "most, and by default, 1Mi)"},
       {"http-threads", "requests served at once; each waiting long-poll holds one"},
   };
   return keys;
@@ -169,14 +189,9 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
   } else if (key == "kube-metrics") {
     config.kube_metrics_s = NonNegativeDuration(key, value);
   } else if (key == "max-body") {
-    int64_t bytes = 0;
-    try {
-      bytes = ParseUnits(value);
-    } catch (const QuantityError& e) {
-      Fail(key, value, e.what());
-    }
-    if (bytes < 1024) Fail(key, value, "must be at least 1Ki");
-    config.max_body_bytes = bytes;
+    config.max_body_bytes = BodyLimit(key, value);
+  } else if (key == "max-priors-body") {
+    config.max_priors_body_bytes = BodyLimit(key, value);
   } else if (key == "http-threads") {
     int threads = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);

@@ -72,8 +72,16 @@ struct ServerConfig {
   std::string kube_scheduler_name = "archimedes";
   int64_t kube_metrics_s = 60;
   int64_t max_body_bytes = int64_t{1} << 20;
+  // PUT /v1/priors carries a whole profiles file (12 MB for the 200-node generated scenario's
+  // services). 0: the store's own limit (kMaxPriorsBytes, or one etcd value with etcd).
+  int64_t max_priors_body_bytes = 0;
   int http_threads = 64;
 };
+
+inline constexpr int64_t kMaxPriorsBytes = int64_t{256} << 20;
+
+// The largest body each route takes: PUT /v1/priors, and every other.
+int64_t MaxPriorsBody(const ServerConfig& config);
 
 struct ConfigKey {
   std::string name;

@@ -33,9 +33,6 @@
 
 namespace archimedes {
 
-// The largest event the etcd journal stores: its request body; larger ones cannot be written.
-inline constexpr int64_t kMaxEtcdEventBytes = int64_t{1} << 20;
-
 class EtcdJournal : public Journal {
  public:
   // Checks `settings` against those the log was started with (a JournalError names the setting,

@@ -5,6 +5,7 @@
 #ifndef ARCHIMEDES_SERVER_ETCD_LOCATION_H_
 #define ARCHIMEDES_SERVER_ETCD_LOCATION_H_
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ struct EtcdLocation {
   std::vector<std::string> endpoints;   // "http://127.0.0.1:2379"
   std::string prefix = "/archimedes/";  // ends with '/'
 };
+
+// The largest event the etcd journal stores: its request body; larger ones cannot be written.
+inline constexpr int64_t kMaxEtcdEventBytes = int64_t{1} << 20;
 
 inline bool IsEtcdStore(const std::string& store) { return store.starts_with("etcd://"); }
 

@@ -61,6 +61,13 @@ Reply ApiContext::Mutate(Event event) {
   return reply;
 }
 
+BodyLimit BodyLimitOf(const ServerConfig& config, const httplib::Request& r) {
+  if (r.method == "PUT" && r.path == "/v1/priors") {
+    return {"max-priors-body", MaxPriorsBody(config)};
+  }
+  return {"max-body", config.max_body_bytes};
+}
+
 httplib::Server::Handler Router::Wrap(const std::string& route, Handler handler) {
   // The router is a builder that may be gone when requests come: the handler keeps the context.
   return [&context = context_, route, handler = std::move(handler)](const httplib::Request& request,
@@ -68,6 +75,11 @@ httplib::Server::Handler Router::Wrap(const std::string& route, Handler handler)
     const auto start = std::chrono::steady_clock::now();
     Reply reply;
     try {
+      // A body of unannounced length (chunked) is read up to the largest limit of any route.
+      const BodyLimit limit = BodyLimitOf(context.config, request);
+      if (static_cast<int64_t>(request.body.size()) > limit.bytes) {
+        throw BodyTooLarge(limit.setting, limit.bytes);
+      }
       reply = handler(request);
     } catch (const ApiError& e) {
       reply = {e.code(), e.ToJson()};

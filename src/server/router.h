@@ -86,6 +86,14 @@ class ApiContext {
   }
 };
 
+// The largest body request `r` may have, and the setting that says so: max-priors-body for PUT
+// /v1/priors, max-body for every other.
+struct BodyLimit {
+  const char* setting;
+  int64_t bytes;
+};
+BodyLimit BodyLimitOf(const ServerConfig& config, const httplib::Request& r);
+
 class Router {
  public:
   using Handler = std::function<Reply(const httplib::Request&)>;

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "profile/profiler.h"
+#include "trace/profile_file.h"
+
 #include "server/api_call.h"
 #include "server/test_server.h"
 
@@ -360,6 +363,110 @@ TEST(ApiTest, ClockHealthMetricsAndUnknownRoutes) {
   ExpectError(Call(c, "POST", "/v1/jobs", std::string(2 << 20, ' ')), 413, "RequestEntityTooLarge",
               "");
   EXPECT_EQ(Call(c, "GET", "/v1/jobs").body["items"].size(), 1u);
+}
+
+// A day of one replica of `app` using 200 millicores and 1 GiB, every minute: its profile.
+ProfileSet QuietProfile(const std::string& app) {
+  Profiler profiler;
+  for (int64_t t = 0; t < 86400; t += 60) profiler.Add(t, app, app + "-0", {200, 1 << 30, 0, 0, 0});
+  return profiler.Finish();
+}
+
+json PriorsBody(const ProfileSet& profiles) {
+  return {{"profiles", ProfilesJson(profiles)},
+          {"taskShapes",
+           {{{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}, {"weight", 0.75}},
+            {{"requests", {{"cpu", "4"}, {"memory", "8Gi"}}}, {"weight", 0.25}}}}};
+}
+
+// Tasks of `JobBody(2, "1")` running one second after a 3-core replica of "web" and the job came
+// to one 4-core node under archimedes.
+int RunningBesideWeb(TestServer& server) {
+  httplib::Client& c = server.client();
+  EXPECT_EQ(Call(c, "PUT", "/v1/nodes/n1", NodeBody("4", "16Gi")).status, 201);
+  EXPECT_EQ(Call(c, "PUT", "/v1/services/web", ServiceBody(1, "3")).status, 201);
+  EXPECT_EQ(Call(c, "POST", "/v1/jobs", JobBody(2, "1")).status, 201);
+  Advance(c, "1s");
+  return Call(c, "GET", "/v1/jobs/job-0").body["status"]["tasks"]["running"].get<int>();
+}
+
+// The engine places by the priors it is given: under archimedes a service that a profile shows
+// using a fifteenth of its 3-core request leaves room for batch, which its request alone does not.
+TEST(ApiTest, PriorsAreWhatTheEnginePlacesByAndSurviveARestart) {
+  ServerConfig config = TestServer::VirtualConfig();
+  config.policy = "archimedes";
+  TestServer without(config);
+  EXPECT_EQ(RunningBesideWeb(without), 0);
+
+  TestServer server(config);
+  httplib::Client* c = &server.client();
+  const json none = Call(*c, "GET", "/v1/priors").body;
+  EXPECT_TRUE(none["setAt"].is_null()) << none.dump();
+  EXPECT_EQ(none["profiles"]["applications"], 0);
+  EXPECT_TRUE(none["taskShapes"].empty());
+
+  const json body = PriorsBody(QuietProfile("web"));
+  const Answer set = Call(*c, "PUT", "/v1/priors", body.dump());
+  ASSERT_EQ(set.status, 200) << set.body.dump();
+  EXPECT_EQ(set.body["setAt"], 0);
+  EXPECT_EQ(set.body["profiles"]["applications"], 1);
+  EXPECT_EQ(set.body["taskShapes"], body["taskShapes"]);
+  EXPECT_EQ(RunningBesideWeb(server), 2);
+
+  // Bad input names its field and changes nothing.
+  auto with = [&](const std::string& key, json value) {
+    json bad = body;
+    bad[key] = std::move(value);
+    return bad.dump();
+  };
+  ExpectError(Call(*c, "PUT", "/v1/priors", "{"), 400, "BadRequest", "");
+  ExpectError(Call(*c, "PUT", "/v1/priors", with("taskShape", json::array())), 400, "BadRequest",
+              "taskShape");
+  ExpectError(Call(*c, "PUT", "/v1/priors",
+                   with("taskShapes", {{{"requests", {{"cpu", "1"}}}, {"weight", 0.5}}})),
+              400, "BadRequest", "taskShapes");
+  ExpectError(Call(*c, "PUT", "/v1/priors",
+                   with("taskShapes", {{{"requests", {{"cpu", "1"}}}, {"weight", 0}}})),
+              400, "BadRequest", "taskShapes[0].weight");
+  ExpectError(Call(*c, "PUT", "/v1/priors",
+                   with("taskShapes", {{{"requests", json::object()}, {"weight", 1}}})),
+              400, "BadRequest", "taskShapes[0].requests");
+  ExpectError(Call(*c, "PUT", "/v1/priors",
+                   with("taskShapes", {{{"requests", {{"cpu", "1"}}}, {"weight", 0.5}},
+                                       {{"requests", {{"cpu", "1"}}}, {"weight", 0.5}}})),
+              400, "BadRequest", "taskShapes[1].requests");
+  json wrong_format = body;
+  wrong_format["profiles"]["format"] = "profiles";
+  ExpectError(Call(*c, "PUT", "/v1/priors", wrong_format.dump()), 400, "BadRequest",
+              "profiles.format");
+  EXPECT_EQ(Call(*c, "GET", "/v1/priors").body, set.body);
+
+  // A profiles file is larger than any other request: its route takes up to max-priors-body.
+  const Answer spaces = Call(*c, "PUT", "/v1/priors", std::string(2 << 20, ' '));
+  EXPECT_EQ(spaces.status, 400) << spaces.body.dump();
+
+  server.Restart();
+  c = &server.client();
+  EXPECT_EQ(Call(*c, "GET", "/v1/priors").body, set.body);
+  EXPECT_EQ(Call(*c, "GET", "/v1/jobs/job-0").body["status"]["tasks"]["running"], 2);
+}
+
+TEST(ApiTest, EachRouteTakesBodiesUpToItsOwnLimit) {
+  ServerConfig config = TestServer::VirtualConfig();
+  config.max_priors_body_bytes = 64 << 10;
+  TestServer server(config);
+  httplib::Client& c = server.client();
+  const Answer priors = Call(c, "PUT", "/v1/priors", std::string(100 << 10, ' '));
+  ExpectError(priors, 413, "RequestEntityTooLarge", "");
+  EXPECT_NE(priors.body["message"].get<std::string>().find("max-priors-body, 65536 bytes"),
+            std::string::npos)
+      << priors.body.dump();
+  const Answer job = Call(c, "POST", "/v1/jobs", std::string(2 << 20, ' '));
+  ExpectError(job, 413, "RequestEntityTooLarge", "");
+  EXPECT_NE(job.body["message"].get<std::string>().find("max-body, 1048576 bytes"),
+            std::string::npos)
+      << job.body.dump();
+  EXPECT_EQ(Call(c, "GET", "/v1/priors").body["profiles"]["applications"], 0);
 }
 
 TEST(ApiTest, WallClockMovesByItselfOnly) {

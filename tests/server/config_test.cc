@@ -30,6 +30,8 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "cycle", "2s");
   SetConfigKey(c, "usage-round", "1m");
   SetConfigKey(c, "max-body", "4Mi");
+  EXPECT_EQ(MaxPriorsBody(c), 256 << 20);
+  SetConfigKey(c, "max-priors-body", "64Mi");
   SetConfigKey(c, "http-threads", "128");
   SetConfigKey(c, "buffer", "0.25");
   SetConfigKey(c, "node-grace", "2m");
@@ -42,11 +44,12 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.cycle_s, 2);
   EXPECT_EQ(c.usage_round_s, 60);
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
+  EXPECT_EQ(MaxPriorsBody(c), 64 << 20);
   EXPECT_EQ(c.http_threads, 128);
   EXPECT_EQ(c.buffer, 0.25);
   EXPECT_EQ(c.node_grace_s, 120);
   EXPECT_EQ(c.magi_heartbeat_s, 5);
-  EXPECT_EQ(ConfigKeys().size(), 20u);
+  EXPECT_EQ(ConfigKeys().size(), 21u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
@@ -69,6 +72,8 @@ TEST(ConfigTest, BadValuesAreNamed) {
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "cycle", "1 second"); }).find("cycle \"1 second\""),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "max-body", "12"); }).find("1Ki"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { SetConfigKey(c, "max-priors-body", "1Gi"); }).find("at most 256Mi"),
+            std::string::npos);
   EXPECT_NE(ErrorOf([&] {
               SetConfigKey(c, "store", "etcd://127.0.0.1");
             }).find("member \"127.0.0.1\" is not HOST:PORT"),
@@ -119,6 +124,8 @@ TEST(ConfigTest, AnEtcdStoreNamesItsMembersAndPrefix) {
             (std::vector<std::string>{"http://127.0.0.1:2379", "http://10.0.0.2:2379"}));
   EXPECT_EQ(plain.prefix, "/archimedes/");
   EXPECT_EQ(ParseEtcdLocation("etcd://h:1/team-a/scheduler/").prefix, "/team-a/scheduler/");
+  // An event is one etcd value: priors too.
+  EXPECT_EQ(MaxPriorsBody(c), kMaxEtcdEventBytes);
   SetConfigKey(c, "leader-lease", "3s");
   EXPECT_EQ(c.leader_lease_s, 3);
 }
