@@ -185,6 +185,9 @@ void RemoteEngine::Take(const nlohmann::json& in) {
       if (a.kind == ActionKind::kEvict) a.reason = ReasonNamed(in.at("reason").get<std::string>());
       state_.Remove(a.container);
       container_ids_.erase(container_names_[a.container]);
+      // What a failed node lost is the server's word to that node's agent; the engine ends those
+      // containers without an action, and the world has already lost them.
+      if (a.kind == ActionKind::kEvict && a.reason == EvictReason::kNodeFailed) return;
       break;
     case ActionKind::kThrottle:
       a.limits = {.cpu = engine.at("cpu").get<double>(),
@@ -242,15 +245,17 @@ NodeId RemoteEngine::AddNode(const Node& node) {
   return id;
 }
 
-void RemoteEngine::FailNode(NodeId n) {
-  throw ReplayError("node \"" + state_.node(n).name +
-                    "\" fails in the scenario: replay does not play node failures yet (the "
-                    "server has them, PUT /v1/nodes/{name}/status, but this mirror does not)");
-}
+void RemoteEngine::FailNode(NodeId n) { SetCondition(n, NodeCondition::kNotReady); }
 
-void RemoteEngine::RecoverNode(NodeId n) {
-  throw ReplayError("node \"" + state_.node(n).name +
-                    "\" recovers in the scenario: replay does not play node failures yet");
+void RemoteEngine::RecoverNode(NodeId n) { SetCondition(n, NodeCondition::kReady); }
+
+void RemoteEngine::SetCondition(NodeId n, NodeCondition condition) {
+  const bool ready = condition == NodeCondition::kReady;
+  Call("PUT", "/v1/nodes/" + state_.node(n).name + "/status",
+       {{"status", {{"condition", ready ? "Ready" : "NotReady"}}}});
+  FetchActions();  // first the node's losses, which empty it in this copy
+  state_.SetCondition(n, condition);
+  Changed();
 }
 
 void RemoteEngine::PutService(int32_t service, int replicas) {

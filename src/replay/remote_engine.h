@@ -89,6 +89,8 @@ class RemoteEngine final : public EngineLink {
     std::vector<ContainerId> replicas;
   };
 
+  // A node failed (NotReady: the server ends what ran there) or recovered (Ready).
+  void SetCondition(NodeId n, NodeCondition condition);
   nlohmann::json Call(const std::string& method, const std::string& path,
                       const nlohmann::json& body = nullptr) const;
   httplib::Result Send(const std::string& method, const std::string& path,

@@ -39,9 +39,10 @@ nlohmann::json Figures(const std::string& path) {
 }
 
 // `flags` go to all three: the server, simulate and the replay; `replay_flags` to the replay
-// only. Returns the replay's wall time.
+// only; `scenario` to simulate and the replay. Returns the replay's wall time.
 double ExpectReplayEqualsSimulate(const std::string& policy, const std::string& flags = "",
-                                  const std::string& replay_flags = "") {
+                                  const std::string& replay_flags = "",
+                                  const std::string& scenario = kScenario) {
   const std::string data = TempPath("data");
   std::filesystem::remove_all(data);
   std::vector<std::string> server_flags = {"--policy", policy};
@@ -50,7 +51,7 @@ double ExpectReplayEqualsSimulate(const std::string& policy, const std::string& 
   ServeProcess server(data, server_flags);
   const std::string simulated = TempPath("simulate.json");
   const std::string replayed = TempPath("replay.json");
-  const std::string common = std::string(kScenario) + " --quiet --policy " + policy + " " + flags;
+  const std::string common = scenario + " --quiet --policy " + policy + " " + flags;
   const auto sim = RunArchimedes("simulate " + common + " --json " + simulated);
   EXPECT_EQ(sim.status, 0) << sim.output;
   const auto replay = RunArchimedes("replay " + common + " " + replay_flags +
@@ -68,6 +69,14 @@ TEST(ReplayTest, EqualsSimulateUnderK8sDefault) { ExpectReplayEqualsSimulate("k8
 // archimedes places by profiles and keeps room for the mix of task shapes: the replay sets on the
 // server (PUT /v1/priors) what simulate gives its engine, the warm-up day's profiles and the mix.
 TEST(ReplayTest, EqualsSimulateUnderArchimedes) { ExpectReplayEqualsSimulate("archimedes"); }
+
+// The example scenario's node-a2 fails at 20 h and recovers at 21 h 30 m: the server ends what ran
+// there (its agent is told, the replay's copy of the fleet follows) and places it again.
+TEST(ReplayTest, PlaysTheScenariosNodeFailuresAsSimulateDoes) {
+  ExpectReplayEqualsSimulate(
+      "archimedes", "", "",
+      "--scenario " + std::string(ARCHIMEDES_SOURCE_DIR) + "/examples/small-scenario.json");
+}
 
 // The server's --buffer reaches its engine: a buffer three times the default keeps the same
 // figures as simulate's with that buffer.
