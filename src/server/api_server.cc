@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -80,25 +79,10 @@ ApiServer::ApiServer(ServerConfig config)
   // Small answers go out at once rather than waiting for the client's delayed ack.
   http_.set_tcp_nodelay(true);
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // The router holds every other route to max-body.
+  // httplib reads (or, above this, skips) a whole body before answering, which every client can
+  // take; the router then holds each route to its own limit (router.h's BodyLimitOf).
   http_.set_payload_max_length(
       static_cast<size_t>(std::max(config_.max_body_bytes, MaxPriorsBody(config_))));
-  // A body announced larger than its route takes is refused before it is read.
-  http_.set_pre_routing_handler(
-      [this](const httplib::Request& request, httplib::Response& response) {
-        const BodyLimit limit = BodyLimitOf(config_, request);
-        const std::string length = request.get_header_value("Content-Length");
-        int64_t bytes = 0;
-        const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bytes);
-        if (ec != std::errc() || end != length.data() + length.size() || bytes <= limit.bytes) {
-          return httplib::Server::HandlerResponse::Unhandled;  // httplib judges what is malformed
-        }
-        const ApiError refused = BodyTooLarge(limit.setting, limit.bytes);
-        response.status = refused.code();
-        response.set_content(refused.ToJson().dump(), "application/json");
-        metrics_.ObserveRequest("unmatched", request.method, response.status, 0);
-        return httplib::Server::HandlerResponse::Handled;
-      });
   // httplib's own refusals (no route, a body over the largest limit, a malformed request) in the
   // API's error shape; answers of the handlers already have one.
   http_.set_error_handler(httplib::Server::HandlerWithResponse(
