@@ -1,5 +1,5 @@
 // The service's request bodies (docs/api.md): a node, a service, a job, a container status, a
-// usage batch, a node's status, a clock advance. The first byte picks the decoder, the rest is the
+// usage batch, a node's status, a clock advance, the engine's priors. The first byte picks the decoder, the rest is the
 // body. Broken input ends in an ApiError (the one error shape, 4xx) and nothing else; a body that
 // is accepted must come back the same through its encoder, as a client reading an object and
 // writing it back expects.
@@ -23,7 +23,7 @@ void ExpectRoundTrip(const nlohmann::json& spec, Decode decode, Encode encode) {
 }
 
 void Decode(uint8_t which, const std::string& body) {
-  switch (which % 7) {
+  switch (which % 8) {
     case 0: {
       const NodeRequest r = DecodeNode("node-a", body);
       ExpectRoundTrip(
@@ -56,8 +56,15 @@ void Decode(uint8_t which, const std::string& body) {
     case 5:
       DecodeNodeStatus("node-a", body);
       break;
-    default:
+    case 6:
       DecodeClock(body, 1000);
+      break;
+    default: {
+      const PriorsRequest r = DecodePriors(body);
+      const nlohmann::json encoded = EncodePriors(r.profiles, r.task_shapes);
+      const PriorsRequest again = DecodePriors(encoded.dump());
+      if (EncodePriors(again.profiles, again.task_shapes) != encoded) std::abort();
+    }
   }
 }
 

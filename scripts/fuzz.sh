@@ -56,7 +56,8 @@ text yaml_fuzz anchors.yaml 'a: &a {cpu: 1, memory: "1Gi"}\nb: [*a, *a]\n*a : x\
 text usage_history_fuzz history.csv \
   'time,app,container,cpu,memory,disk,network\n0,web,web-0,500,1e9,0,0\n300,web,web-0,1620.5,2150000000,1048576,2700000\n300,db,"db,0",10,1e6,5,5\n'
 text requests_fuzz requests.csv 'app,cpu,memory,disk,network,replicas\nweb,500m,1Gi,0,0,3\n'
-# The service's bodies: the first byte picks the decoder (node, service, job, status, usage, clock).
+# The service's bodies: the first byte picks the decoder (node, service, job, status, usage, clock,
+# priors).
 text server_requests_fuzz node '\x00{"metadata":{"labels":{"zone":"a"}},"spec":{"capacity":{"cpu":"8","memory":"32Gi","gpu":"1"},"zone":"a"}}'
 text server_requests_fuzz service '\x01{"spec":{"replicas":3,"requests":{"cpu":"500m","memory":"1Gi"},"limits":{"memory":"2Gi"},"qos":"Burstable","priority":100}}'
 text server_requests_fuzz job '\x02{"spec":{"kind":"serverless","function":"thumb","tasks":4,"requests":{"cpu":"250m","memory":"128Mi"},"durationEstimate":"90s","delayTolerance":"30m","gang":true}}'
@@ -64,6 +65,7 @@ text server_requests_fuzz status '\x03{"phase":"OOMKilled","exitCode":137}'
 text server_requests_fuzz usage '\x04{"samples":[{"container":"web-1","usage":{"cpu":"350m","memory":"800Mi"}},{"container":"job-0-4","usage":{"cpu":"900m"},"workDone":"2m"}]}'
 text server_requests_fuzz node-status '\x05{"metadata":{"resourceVersion":"3"},"status":{"condition":"NotReady","containers":2}}'
 text server_requests_fuzz clock '\x06{"advance":"1h30m"}'
+text server_requests_fuzz priors '\x07{"taskShapes":[{"requests":{"cpu":"1","memory":"1Gi"},"weight":0.75},{"requests":{"cpu":"4"},"weight":0.25}]}'
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/server_event.csv" 30
 seed alibaba_2017_fuzz "$traces/alibaba-v2017/batch_task.csv" 30
 seed alibaba_2018_fuzz "$traces/alibaba-v2018/machine_meta.csv" 30
