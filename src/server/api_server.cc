@@ -37,7 +37,8 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
       {"seed", std::to_string(config.seed)},
       {"clock", config.clock == ClockMode::kWall ? "wall" : "virtual"},
       {"cycle", FormatDuration(config.cycle_s)},
-      {"usage-round", FormatDuration(config.usage_round_s)}};
+      {"usage-round", FormatDuration(config.usage_round_s)},
+      {"adopt-profiles", FormatDuration(config.adopt_profiles_s)}};
   if (IsEtcdStore(config.store)) {
     for (const auto& [key, bytes] : {std::pair{"max-body", config.max_body_bytes},
                                      std::pair{"max-priors-body", MaxPriorsBody(config)}}) {
@@ -69,6 +70,7 @@ ApiServer::ApiServer(ServerConfig config)
       journal_(OpenJournal(config_)),
       plane_(ConfiguredPolicy(config_), PlaneOptions{.cycle_s = config_.cycle_s,
                                                      .usage_round_s = config_.usage_round_s,
+                                                     .adopt_profiles_s = config_.adopt_profiles_s,
                                                      .seed = config_.seed}),
       context_(config_, plane_, *journal_, metrics_) {
   // A missing token or CA file stops the start before anything listens.

@@ -87,6 +87,9 @@ const std::vector<ConfigKey>& ConfigKeys() {
       {"clock", "wall, or virtual: time moves only through POST /v1/clock"},
       {"cycle", "scheduling cycle period (a duration: 1s)"},
       {"usage-round", "how often reported usage goes to the engine (a duration: 60s)"},
+      {"adopt-profiles",
+       "every this much, the engine places by the profiles learned online (a duration; 0s: "
+       "never, it places by PUT /v1/priors)"},
       {"node-grace",
        "wall clock: a node whose agent is silent this long turns NotReady, its containers placed "
        "again; with etcd only Suspect until MAGI's quorum decides (a duration: 40s; 0s: never)"},
@@ -170,6 +173,8 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
     config.cycle_s = PositiveDuration(key, value);
   } else if (key == "usage-round") {
     config.usage_round_s = PositiveDuration(key, value);
+  } else if (key == "adopt-profiles") {
+    config.adopt_profiles_s = NonNegativeDuration(key, value);
   } else if (key == "node-grace") {
     config.node_grace_s = NonNegativeDuration(key, value);
   } else if (key == "magi-heartbeat") {

@@ -64,6 +64,9 @@ struct ServerConfig {
   ClockMode clock = ClockMode::kWall;
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
+  // Every this much engine time the engine places by the profiles learned online (0: never; it
+  // then places by what PUT /v1/priors sets).
+  int64_t adopt_profiles_s = 0;
   int64_t node_grace_s = 40;      // Kubernetes' node-monitor-grace-period
   int64_t magi_heartbeat_s = 10;  // the kubelet's node lease renewal
   std::string kube_api;           // empty: none

@@ -57,9 +57,10 @@ nlohmann::json BreachesJson(const std::vector<SlaBreach>& breaches) {
 
 nlohmann::json PriorsJson(const ProfileSet& profiles,
                           const std::vector<std::pair<Resources, double>>& task_shapes,
-                          std::optional<int64_t> set_at) {
+                          std::optional<int64_t> set_at, const char* source) {
   return {{"kind", "Priors"},
           {"setAt", set_at ? nlohmann::json(*set_at) : nlohmann::json(nullptr)},
+          {"source", source != nullptr ? nlohmann::json(source) : nlohmann::json(nullptr)},
           {"profiles",
            {{"applications", profiles.apps.size()},
             {"classes", profiles.classes.size()},
@@ -81,7 +82,8 @@ void Engine422(F call) {
 ControlPlane::ControlPlane(const Policy& policy, PlaneOptions options)
     : engine_(policy, EngineOptions{.seed = options.seed}, {}, {}),
       options_(options),
-      priors_(PriorsJson({}, {}, std::nullopt)),
+      priors_(PriorsJson({}, {}, std::nullopt, nullptr)),
+      next_adoption_(options.adopt_profiles_s),
       profiler_(ProfileOptions{.seed = options.seed}) {}
 
 int64_t ControlPlane::Restore(Journal& journal) {
@@ -649,10 +651,21 @@ Reply ControlPlane::Drive(const Event& event) {
 Reply ControlPlane::PutPriors(const Event& event) {
   PriorsRequest request = DecodePriors(event.body);
   Commit(event);
-  priors_ = PriorsJson(request.profiles, request.task_shapes, engine_.now());
+  priors_ = PriorsJson(request.profiles, request.task_shapes, engine_.now(), "request");
+  task_shapes_ = request.task_shapes;
   engine_.SetPriors(std::move(request.profiles), std::move(request.task_shapes));
   Drain();
   return {200, priors_};
+}
+
+void ControlPlane::AdoptLearnedProfiles() {
+  if (options_.adopt_profiles_s <= 0 || engine_.now() < next_adoption_) return;
+  next_adoption_ = (engine_.now() / options_.adopt_profiles_s + 1) * options_.adopt_profiles_s;
+  if (profiler_.samples() == 0) return;
+  ProfileSet learned = profiler_.Finish();
+  priors_ = PriorsJson(learned, task_shapes_, engine_.now(), "learned");
+  engine_.SetPriors(std::move(learned), task_shapes_);
+  Drain();
 }
 
 namespace {
@@ -757,6 +770,7 @@ void ControlPlane::RunUsageRound() {
   }
   engine_.EndUsageRound();
   Drain();
+  AdoptLearnedProfiles();
 }
 
 // --- Actions.

@@ -42,6 +42,9 @@ inline constexpr int64_t kMaxCatchUpSeconds = 300;
 struct PlaneOptions {
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
+  // At the first usage round at or after each multiple, the engine takes the profiles learned so
+  // far as its priors (with the task shapes last set); 0: never.
+  int64_t adopt_profiles_s = 0;
   uint64_t seed = 1;  // the engine's tie-breaking (EngineOptions::seed)
 };
 
@@ -100,8 +103,9 @@ class ControlPlane {
   // clock and only when samples came since: {"kind": "ProfileList", "builtAt", "samples", and the
   // profiles file's keys (docs/profiles.md)}.
   nlohmann::json Profiles() const;
-  // What the engine places by, as PUT /v1/priors last set it: {"kind": "Priors", "setAt" (null
-  // before any), "profiles": {"applications", "classes", "bins"}, "taskShapes"}.
+  // What the engine places by: {"kind": "Priors", "setAt" (null before any), "source" ("request":
+  // PUT /v1/priors; "learned": adopted from the online profiles), "profiles": {"applications",
+  // "classes", "bins"}, "taskShapes"}.
   const nlohmann::json& Priors() const { return priors_; }
   // One application's profile, its class and its health warnings. Throws ApiError 404 for an
   // application without samples in the last build.
@@ -214,6 +218,8 @@ class ControlPlane {
   Reply PutPriors(const Event& event);
   Reply Drive(const Event& event);
   void RunUsageRound();
+  // The engine takes the profiles learned online as its priors, when adoption is due.
+  void AdoptLearnedProfiles();
   // The profiler learns of a service (its requests, limits, replicas), a node (the largest yet),
   // a container's usage now.
   void ProfileService(const Service& spec, const std::string& name);
@@ -267,6 +273,8 @@ class ControlPlane {
   std::vector<UsageSample> fleet_samples_, node_samples_;
 
   nlohmann::json priors_;
+  std::vector<std::pair<Resources, double>> task_shapes_;  // as PUT /v1/priors last set them
+  int64_t next_adoption_ = 0;
 
   Profiler profiler_;
   std::array<double, kNumDims> largest_node_{};

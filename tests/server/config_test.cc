@@ -29,6 +29,7 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   SetConfigKey(c, "clock", "virtual");
   SetConfigKey(c, "cycle", "2s");
   SetConfigKey(c, "usage-round", "1m");
+  SetConfigKey(c, "adopt-profiles", "6h");
   SetConfigKey(c, "max-body", "4Mi");
   EXPECT_EQ(MaxPriorsBody(c), 256 << 20);
   SetConfigKey(c, "max-priors-body", "64Mi");
@@ -43,13 +44,14 @@ TEST(ConfigTest, EveryKeyIsSetFromText) {
   EXPECT_EQ(c.clock, ClockMode::kVirtual);
   EXPECT_EQ(c.cycle_s, 2);
   EXPECT_EQ(c.usage_round_s, 60);
+  EXPECT_EQ(c.adopt_profiles_s, 6 * 3600);
   EXPECT_EQ(c.max_body_bytes, 4 << 20);
   EXPECT_EQ(MaxPriorsBody(c), 64 << 20);
   EXPECT_EQ(c.http_threads, 128);
   EXPECT_EQ(c.buffer, 0.25);
   EXPECT_EQ(c.node_grace_s, 120);
   EXPECT_EQ(c.magi_heartbeat_s, 5);
-  EXPECT_EQ(ConfigKeys().size(), 21u);
+  EXPECT_EQ(ConfigKeys().size(), 22u);
 }
 
 TEST(ConfigTest, BadValuesAreNamed) {
