@@ -7,6 +7,7 @@
 
 #include "model/duration.h"
 #include "model/quantity.h"
+#include "sched/plugins/fragmentation.h"
 #include "server/api_error.h"
 #include "server/objects.h"
 #include "trace/profile_file.h"
@@ -662,6 +663,15 @@ void ControlPlane::AdoptLearnedProfiles() {
   if (options_.adopt_profiles_s <= 0 || engine_.now() < next_adoption_) return;
   next_adoption_ = (engine_.now() / options_.adopt_profiles_s + 1) * options_.adopt_profiles_s;
   if (profiler_.samples() == 0) return;
+  // The shapes asked for so far: the live services' replicas and every job's tasks.
+  ShapeCounts counts;
+  for (const auto& [name, service] : services_) {
+    counts[service.spec.requests.amount] += service.spec.replicas;
+  }
+  for (const JobRecord& record : jobs_) {
+    if (record.rejected.empty()) counts[record.job.task_requests.amount] += record.job.tasks;
+  }
+  task_shapes_ = MostFrequentShapes(counts);
   ProfileSet learned = profiler_.Finish();
   priors_ = PriorsJson(learned, task_shapes_, engine_.now(), "learned");
   engine_.SetPriors(std::move(learned), task_shapes_);

@@ -42,8 +42,8 @@ inline constexpr int64_t kMaxCatchUpSeconds = 300;
 struct PlaneOptions {
   int64_t cycle_s = 1;
   int64_t usage_round_s = 60;
-  // At the first usage round at or after each multiple, the engine takes the profiles learned so
-  // far as its priors (with the task shapes last set); 0: never.
+  // At the first usage round at or after each multiple, the engine takes as its priors the
+  // profiles learned so far and the mix of the shapes asked for so far; 0: never.
   int64_t adopt_profiles_s = 0;
   uint64_t seed = 1;  // the engine's tie-breaking (EngineOptions::seed)
 };
@@ -273,7 +273,7 @@ class ControlPlane {
   std::vector<UsageSample> fleet_samples_, node_samples_;
 
   nlohmann::json priors_;
-  std::vector<std::pair<Resources, double>> task_shapes_;  // as PUT /v1/priors last set them
+  std::vector<std::pair<Resources, double>> task_shapes_;  // of the priors set last
   int64_t next_adoption_ = 0;
 
   Profiler profiler_;

@@ -2,27 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "model/quantile.h"
+#include "sched/plugins/fragmentation.h"
 
 namespace archimedes {
 
 ShapeMix ShapeMix::FromWorkload(const Workload& workload, int max_shapes) {
-  std::map<std::array<int64_t, kNumDims>, double> counts;
+  ShapeCounts counts;
   for (const Service& s : workload.services) counts[s.requests.amount] += s.replicas;
   for (const BatchJob& j : workload.jobs) counts[j.task_requests.amount] += j.tasks;
-  std::vector<std::pair<Resources, double>> all;
-  all.reserve(counts.size());
-  for (const auto& [amount, n] : counts) all.push_back({Resources{amount}, n});
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first.amount < b.first.amount;
-  });
-  if (static_cast<int>(all.size()) > max_shapes) all.resize(max_shapes);
-  double total = 0;
-  for (const auto& s : all) total += s.second;
   ShapeMix mix;
-  for (auto& s : all) mix.shapes_.push_back({s.first, s.second / total});
+  mix.shapes_ = MostFrequentShapes(counts, max_shapes);
   return mix;
 }
 

@@ -493,6 +493,9 @@ TEST(ApiTest, TheEngineAdoptsTheProfilesItLearnsWhenAskedTo) {
   EXPECT_EQ(priors["source"], "learned");
   EXPECT_EQ(priors["setAt"], 3600);
   EXPECT_EQ(priors["profiles"]["applications"], 1);
+  // The shapes asked for by then: web's replica alone (the job came later).
+  EXPECT_EQ(priors["taskShapes"],
+            json::parse(R"([{"requests":{"cpu":"3","memory":"1Gi"},"weight":1.0}])"));
 }
 
 TEST(ApiTest, EachRouteTakesBodiesUpToItsOwnLimit) {

@@ -5,6 +5,20 @@
 
 namespace archimedes {
 
+TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes) {
+  TaskShapeMix all;
+  all.reserve(counts.size());
+  for (const auto& [amount, n] : counts) all.push_back({Resources{amount}, n});
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first.amount < b.first.amount;
+  });
+  if (static_cast<int>(all.size()) > max_shapes) all.resize(max_shapes);
+  double total = 0;
+  for (const auto& s : all) total += s.second;
+  for (auto& s : all) s.second /= total;
+  return all;
+}
+
 void Fragmentation::RefreshTotals(const ClusterState& state) const {
   if (totals_nodes_ == state.num_nodes()) return;
   totals_nodes_ = state.num_nodes();

@@ -12,6 +12,9 @@
 #ifndef ARCHIMEDES_SCHED_PLUGINS_FRAGMENTATION_H_
 #define ARCHIMEDES_SCHED_PLUGINS_FRAGMENTATION_H_
 
+#include <array>
+#include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,12 @@ namespace archimedes {
 // Request vectors of the observed task-shape mix and their weights (summing to 1), as
 // ShapeMix::shapes() in src/sim/metrics.h.
 using TaskShapeMix = std::vector<std::pair<Resources, double>>;
+
+// How many service replicas and batch tasks asked for each request vector.
+using ShapeCounts = std::map<std::array<int64_t, kNumDims>, double>;
+// The `max_shapes` most frequent shapes of `counts` (ties: the smaller vector first), each
+// weighted by its share of the shapes kept.
+TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes = 32);
 
 struct FragmentationTerms {
   double unusable_before = 0;  // W(f) × U(f), in shares of the fleet's cpu + memory
