@@ -96,6 +96,17 @@ ApiServer::ApiServer(ServerConfig config)
           const BodyLimit limit = BodyLimitOf(config_, request);
           reason = "RequestEntityTooLarge";
           message = BodyTooLarge(limit.setting, limit.bytes).what();
+          // httplib parses a form-encoded body (curl -d's default type) as a form, up to its own
+          // small limit, whatever the route takes.
+          if (request.get_header_value("Content-Type")
+                  .starts_with("application/x-www-form-urlencoded")) {
+            message =
+                "a body sent as application/x-www-form-urlencoded (curl -d's default) is "
+                "refused above " +
+                std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+                " bytes: send it as application/json (curl -H 'Content-Type: "
+                "application/json')";
+          }
         } else if (response.status != 404) {
           reason = "BadRequest";
           message = "the request could not be read";
