@@ -388,6 +388,23 @@ TEST(FragmentationTest, PrefersThePlacementThatLeavesUsableShapes) {
   EXPECT_EQ(scorer.Score(ctx, filler, 1), 50);  // takes all of b's usable 5 / 10: 0 → 0
 }
 
+// The mix keeps the most frequent shapes, weighted by their share of those kept; a shape nobody
+// asked for is not in it, and nothing asked for gives no mix.
+TEST(FragmentationTest, TheMixIsTheMostFrequentShapes) {
+  const Resources small = Resources::Of(1000, kGi), large = Resources::Of(4000, 8 * kGi);
+  const Resources rare = Resources::Of(2000, 2 * kGi), none = Resources::Of(8000, kGi);
+  const ShapeCounts counts = {
+      {small.amount, 6}, {large.amount, 3}, {rare.amount, 1}, {none.amount, 0}};
+  const TaskShapeMix mix = MostFrequentShapes(counts, 2);
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_EQ(mix[0].first, small);
+  EXPECT_DOUBLE_EQ(mix[0].second, 6.0 / 9);
+  EXPECT_EQ(mix[1].first, large);
+  EXPECT_DOUBLE_EQ(mix[1].second, 3.0 / 9);
+  EXPECT_EQ(MostFrequentShapes(counts).size(), 3u);
+  EXPECT_TRUE(MostFrequentShapes({{none.amount, 0}}).empty());
+}
+
 class RulesTest : public ::testing::Test {
  protected:
   RulesTest()

@@ -8,7 +8,9 @@ namespace archimedes {
 TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes) {
   TaskShapeMix all;
   all.reserve(counts.size());
-  for (const auto& [amount, n] : counts) all.push_back({Resources{amount}, n});
+  for (const auto& [amount, n] : counts) {
+    if (n > 0) all.push_back({Resources{amount}, n});  // a shape nobody asked for weighs nothing
+  }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first.amount < b.first.amount;
   });

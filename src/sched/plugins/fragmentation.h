@@ -28,8 +28,8 @@ using TaskShapeMix = std::vector<std::pair<Resources, double>>;
 
 // How many service replicas and batch tasks asked for each request vector.
 using ShapeCounts = std::map<std::array<int64_t, kNumDims>, double>;
-// The `max_shapes` most frequent shapes of `counts` (ties: the smaller vector first), each
-// weighted by its share of the shapes kept.
+// The `max_shapes` most frequent shapes of `counts` asked for at all (ties: the smaller vector
+// first), each weighted by its share of the shapes kept; empty when nothing was asked for.
 TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes = 32);
 
 struct FragmentationTerms {
