@@ -39,7 +39,7 @@ int64_t PositiveDuration(std::string_view key, const std::string& value) {
   return seconds;
 }
 
-int64_t BodyLimit(std::string_view key, const std::string& value) {
+int64_t ParseBodyLimit(std::string_view key, const std::string& value) {
   int64_t bytes = 0;
   try {
     bytes = ParseUnits(value);
@@ -194,9 +194,9 @@ void SetConfigKey(ServerConfig& config, std::string_view key, const std::string&
   } else if (key == "kube-metrics") {
     config.kube_metrics_s = NonNegativeDuration(key, value);
   } else if (key == "max-body") {
-    config.max_body_bytes = BodyLimit(key, value);
+    config.max_body_bytes = ParseBodyLimit(key, value);
   } else if (key == "max-priors-body") {
-    config.max_priors_body_bytes = BodyLimit(key, value);
+    config.max_priors_body_bytes = ParseBodyLimit(key, value);
   } else if (key == "http-threads") {
     int threads = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
