@@ -1,8 +1,8 @@
 // The service's request bodies (docs/api.md): a node, a service, a job, a container status, a
-// usage batch, a node's status, a clock advance, the engine's priors. The first byte picks the decoder, the rest is the
-// body. Broken input ends in an ApiError (the one error shape, 4xx) and nothing else; a body that
-// is accepted must come back the same through its encoder, as a client reading an object and
-// writing it back expects.
+// usage batch, a node's status, a clock advance, the engine's priors. The first byte picks the
+// decoder, the rest is the body. Broken input ends in an ApiError (the one error shape, 4xx) and
+// nothing else; a body that is accepted must come back the same through its encoder, as a client
+// reading an object and writing it back expects.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
