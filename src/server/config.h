@@ -83,7 +83,7 @@ struct ServerConfig {
 
 inline constexpr int64_t kMaxPriorsBytes = int64_t{256} << 20;
 
-// The largest body each route takes: PUT /v1/priors, and every other.
+// The largest body PUT /v1/priors takes: max-priors-body, or the store's own limit when unset.
 int64_t MaxPriorsBody(const ServerConfig& config);
 
 struct ConfigKey {

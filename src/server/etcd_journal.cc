@@ -74,7 +74,9 @@ EtcdJournal::EtcdJournal(std::unique_ptr<KvStore> store, std::string prefix,
                        "\", not a JSON object");
   }
   for (const auto& [name, value] : settings) {
-    const std::string was = stored.value(name, std::string());
+    const std::string was = stored.contains(name)
+                                ? stored.value(name, std::string())
+                                : SettingOfOlderJournals(name).value_or(std::string());
     if (was != value) {
       throw JournalError(path_ + " was written with " + name + " " + was + ", not " + value +
                          ": its events replay only under the same " + name + " (start with --" +

@@ -13,8 +13,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,13 @@ class JournalError : public std::runtime_error {
 // The settings a journal's events replay under, as (name, value): a journal written under others
 // refuses to open, naming the first that differs, in this order.
 using JournalSettings = std::vector<std::pair<std::string, std::string>>;
+
+// The value a journal written before setting `name` existed holds it at (its events replay under
+// that), or nullopt for a setting every journal has.
+inline std::optional<std::string> SettingOfOlderJournals(std::string_view name) {
+  if (name == "adopt-profiles") return "0s";  // before adoption existed, profiles were not adopted
+  return std::nullopt;
+}
 
 class Journal {
  public:

@@ -36,17 +36,28 @@ SqliteJournal::SqliteJournal(const std::string& path, const JournalSettings& set
         "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, "
         "time INTEGER NOT NULL, target TEXT NOT NULL, body TEXT NOT NULL, "
         "idempotency_key TEXT NOT NULL)");
+    // A journal that has settings was written before; one that misses a setting it judges by the
+    // value journals older than that setting held.
+    Statement count;
+    sqlite3_prepare_v2(db_, "SELECT COUNT(*) FROM settings", -1, &count.stmt, nullptr);
+    const bool older =
+        sqlite3_step(count.stmt) == SQLITE_ROW && sqlite3_column_int(count.stmt, 0) > 0;
     for (const auto& [name, value] : settings) {
       Statement select;
       sqlite3_prepare_v2(db_, "SELECT value FROM settings WHERE name = ?", -1, &select.stmt,
                          nullptr);
       sqlite3_bind_text(select.stmt, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+      std::optional<std::string> stored;
       if (sqlite3_step(select.stmt) == SQLITE_ROW) {
-        const std::string stored = Column(select.stmt, 0);
-        if (stored != value) {
-          throw JournalError(path + " was written with " + name + " " + stored + ", not " + value +
+        stored = Column(select.stmt, 0);
+      } else if (older) {
+        stored = SettingOfOlderJournals(name);
+      }
+      if (stored) {
+        if (*stored != value) {
+          throw JournalError(path + " was written with " + name + " " + *stored + ", not " + value +
                              ": its events replay only under the same " + name + " (start with --" +
-                             name + " " + stored + ", or another --data)");
+                             name + " " + *stored + ", or another --data)");
         }
         continue;
       }

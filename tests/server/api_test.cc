@@ -2,12 +2,14 @@
 // the one error shape with its code, reason and field, and changes nothing.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "profile/profiler.h"
 #include "trace/profile_file.h"
 
 #include "server/api_call.h"
+#include "server/sqlite_journal.h"
 #include "server/test_server.h"
 
 namespace archimedes {
@@ -576,6 +578,28 @@ TEST(ApiTest, AJournalIsReplayedOnlyUnderItsOwnPolicy) {
     EXPECT_NE(std::string(e.what()).find("policy k8s-default, not archimedes"), std::string::npos)
         << e.what();
   }
+}
+
+// A data folder written before profile adoption existed (no adopt-profiles setting) replays
+// without adoption, and refuses to start with it.
+TEST(ApiTest, AJournalOlderThanProfileAdoptionReplaysWithoutIt) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string path = dir + "/journal.db";
+  const JournalSettings old_settings = {{"policy", "archimedes"}, {"clock", "virtual"}};
+  SqliteJournal(path, old_settings);
+  try {
+    JournalSettings adopting = old_settings;
+    adopting.emplace_back("adopt-profiles", "1h");
+    SqliteJournal again(path, adopting);
+    ADD_FAILURE() << "an older journal replayed with adoption";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find("adopt-profiles 0s, not 1h"), std::string::npos)
+        << e.what();
+  }
+  JournalSettings not_adopting = old_settings;
+  not_adopting.emplace_back("adopt-profiles", "0s");
+  SqliteJournal again(path, not_adopting);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

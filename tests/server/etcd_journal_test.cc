@@ -85,6 +85,19 @@ TEST(EtcdJournalTest, AppendedEventsReadBackInOrderAcrossBatches) {
     EXPECT_NE(std::string(e.what()).find("policy k8s-default, not archimedes"), std::string::npos)
         << e.what();
   }
+  // A log older than profile adoption replays without it.
+  JournalSettings adopting = kSettings;
+  adopting.emplace_back("adopt-profiles", "1h");
+  try {
+    Open(etcd, adopting);
+    ADD_FAILURE() << "an older log replayed with adoption";
+  } catch (const JournalError& e) {
+    EXPECT_NE(std::string(e.what()).find("adopt-profiles 0s, not 1h"), std::string::npos)
+        << e.what();
+  }
+  JournalSettings not_adopting = kSettings;
+  not_adopting.emplace_back("adopt-profiles", "0s");
+  EXPECT_NE(Open(etcd, not_adopting), nullptr);
 }
 
 TEST(EtcdJournalTest, ADeposedLeaderCannotAppend) {
