@@ -586,7 +586,7 @@ TEST(ApiTest, AJournalOlderThanProfileAdoptionReplaysWithoutIt) {
   const std::string dir = testing::MakeTempDir();
   const std::string path = dir + "/journal.db";
   const JournalSettings old_settings = {{"policy", "archimedes"}, {"clock", "virtual"}};
-  SqliteJournal(path, old_settings);
+  { const SqliteJournal written(path, old_settings); }  // closed again
   try {
     JournalSettings adopting = old_settings;
     adopting.emplace_back("adopt-profiles", "1h");
