@@ -1,9 +1,11 @@
 #include "sim/scenario_source.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
+#include "sim/kubernetes_fit.h"
 #include "trace/json_reader.h"
 #include "trace/native_format.h"
 #include "trace/real_scenario.h"
@@ -12,6 +14,14 @@
 
 namespace archimedes {
 namespace {
+
+// The operator's check of the real scenario's services (sim/kubernetes_fit.h).
+PlacementCheck KubernetesCheck(uint64_t seed) {
+  auto fit = std::make_shared<KubernetesFit>(seed);
+  return [fit](const std::vector<Node>& fleet, const std::vector<Service>& services) {
+    return fit->PlacesEveryReplica(fleet, services);
+  };
+}
 
 // `overrides` is the "real" object of a scenario file, null for --scenario real.
 Scenario Real(const ScenarioRequest& request, const JsonValue* overrides) {
@@ -30,6 +40,7 @@ Scenario Real(const ScenarioRequest& request, const JsonValue* overrides) {
     }
     o.RejectUnknownKeys();
   }
+  options.places_every_replica = KubernetesCheck(options.seed);
   return BuildRealScenario(options);
 }
 
@@ -38,6 +49,7 @@ Scenario FromTrace(const ScenarioRequest& request, const std::string& path) {
   options.nodes = request.generator.nodes;
   options.days = request.generator.days;
   options.seed = request.generator.seed;
+  options.places_every_replica = KubernetesCheck(options.seed);
   return LoadTrace(path, options);
 }
 

@@ -268,7 +268,8 @@ Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats
       double group_cpu = static_cast<double>(g.service.requests.cpu()) * g.peak_replicas;
       double group_memory = static_cast<double>(g.service.requests.memory()) * g.peak_replicas;
       if (cpu + group_cpu > cpu_budget || memory + group_memory > memory_budget) continue;
-      Service s = g.service;
+      std::vector<Service>& services = scenario.workload.services;
+      Service& s = services.emplace_back(g.service);
       if (copy > 0) {
         s.name += "-c" + std::to_string(copy);
         s.app = s.name;
@@ -276,10 +277,14 @@ Scenario BuildRealScenario(const RealScenarioOptions& options, RealScenarioStats
       s.replicas = g.peak_replicas;
       s.start_time = 0;
       s.end_time = kForever;
+      if (options.places_every_replica && !options.places_every_replica(scenario.nodes, services)) {
+        services.pop_back();
+        ++stats.refused_groups;
+        continue;
+      }
       cpu += group_cpu;
       memory += group_memory;
-      stats.replicas += s.replicas;
-      scenario.workload.services.push_back(std::move(s));
+      stats.replicas += g.peak_replicas;
       added = true;
     }
     if (!added) break;

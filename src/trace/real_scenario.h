@@ -9,7 +9,8 @@
 //    replicas, alive throughout, added in a seeded order while the total CPU request stays within
 //    `service_cpu_share` of fleet allocatable CPU and memory within `service_memory_cap` (groups
 //    are reused as copies when the trace runs out); a group none of whose replicas fits any node
-//    is passed over.
+//    is passed over, and so is a group the fleet cannot place by request with the ones before it
+//    (`places_every_replica`: the operator's own scheduler, as an operator sizes a fleet).
 //  * Usage: each service gets one real series (Google 2019 replica or Alibaba 2018 machine) by a
 //    seeded round robin, shaped by ShapeUsage.
 //  * Batch: the Alibaba 2017 batch tasks of jobs drawn with probability nodes / 1313 (the 2017
@@ -19,14 +20,21 @@
 #define ARCHIMEDES_TRACE_REAL_SCENARIO_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "model/curve.h"
+#include "model/node.h"
 #include "model/resources.h"
 #include "model/workload.h"
 #include "trace/usage_series.h"
 
 namespace archimedes {
+
+// Whether `fleet` places every replica of `services` (all, in this order) by request.
+using PlacementCheck =
+    std::function<bool(const std::vector<Node>& fleet, const std::vector<Service>& services)>;
 
 struct RealScenarioOptions {
   std::string traces_dir;  // the shared/traces folder
@@ -37,6 +45,9 @@ struct RealScenarioOptions {
   // DLRM services ask ~5 GiB per vCPU, a little more than the fleet offers; this keeps every
   // service's memory placeable.
   double service_memory_cap = 0.95;
+  // A service group is admitted only where this holds with the group added; unset, the budgets
+  // alone decide.
+  PlacementCheck places_every_replica;
 };
 
 inline constexpr int kMaxRealNodes = 20'000;
@@ -46,6 +57,9 @@ inline constexpr int kAlibaba2017Machines = 1313;
 
 struct RealScenarioStats {
   int service_groups = 0;
+  // Times a group within the budgets was passed over because the fleet could not place it by
+  // request (a group is tried again on every pass over the groups).
+  int refused_groups = 0;
   int replicas = 0;
   double requested_cpu_share = 0;  // service requests ÷ fleet allocatable
   double requested_memory_share = 0;

@@ -118,6 +118,7 @@ Scenario Dispatch(const fs::path& p, const std::string& path, const LoadOptions&
       real.nodes = options.nodes;
       real.days = options.days;
       real.seed = options.seed;
+      real.places_every_replica = options.places_every_replica;
       return BuildRealScenario(real);
     }
     if (fs::exists(p / "batch_task.csv") && fs::exists(p / "server_event.csv")) return From2017(p);

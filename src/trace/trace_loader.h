@@ -22,6 +22,7 @@
 #include <string>
 
 #include "model/workload.h"
+#include "trace/real_scenario.h"
 
 namespace archimedes {
 
@@ -30,6 +31,8 @@ struct LoadOptions {
   int nodes = 1000;
   int days = 2;
   uint64_t seed = 1;
+  // The real scenario's placement check (RealScenarioOptions::places_every_replica).
+  PlacementCheck places_every_replica;
   // A 2023 node-list CSV as the fleet of traces that have none (DLRM); empty = look beside it.
   std::string node_list;
 };
