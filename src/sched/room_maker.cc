@@ -91,4 +91,29 @@ NodeId MakeRoom(const Scheduler& scheduler, const SchedulingContext& ctx, const 
   return -1;
 }
 
+Repacking Repack(Scheduler& scheduler, const ClusterState& state, int64_t now,
+                 const PodRequest& pod, std::span<const ContainerId> movable,
+                 std::span<const PodRequest> movable_pods) {
+  ClusterState trial = state;
+  std::vector<Container> replicas;
+  replicas.reserve(movable.size());
+  for (ContainerId id : movable) {
+    replicas.push_back(state.container(id));
+    trial.Remove(id);
+  }
+  const SchedulingContext ctx{.state = trial, .now = now};
+  Repacking repacking;
+  repacking.movable_nodes.reserve(movable.size());
+  for (size_t i = 0; i < movable.size(); ++i) {
+    const NodeId node = scheduler.Schedule(ctx, movable_pods[i]);
+    if (node < 0) return {};
+    replicas[i].node = node;
+    trial.Add(replicas[i]);
+    repacking.movable_nodes.push_back(node);
+  }
+  repacking.pod_node = scheduler.Schedule(ctx, pod);
+  if (repacking.pod_node < 0) return {};
+  return repacking;
+}
+
 }  // namespace archimedes

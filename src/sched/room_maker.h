@@ -17,6 +17,7 @@
 #define ARCHIMEDES_SCHED_ROOM_MAKER_H_
 
 #include <span>
+#include <vector>
 
 #include "model/cluster_state.h"
 #include "sched/framework.h"
@@ -28,6 +29,19 @@ namespace archimedes {
 NodeId MakeRoom(const Scheduler& scheduler, const SchedulingContext& ctx, const PodRequest& pod,
                 std::span<ContainerId> movable, std::span<const PodRequest> movable_pods,
                 const ReplicaMover& move, int max_nodes = 32);
+
+// Where the movable replicas (in their order) and then `pod` go when placed again by `scheduler`
+// (a request-based one: it reads no predicted load) on a copy of the fleet without them. Moves
+// one at a time cannot undo an arrangement in which every node's room went to small replicas;
+// this is the cycle decided again from its start. `pod_node` is -1, and nothing is decided, when
+// one of them finds no node; the caller carries out the moves.
+struct Repacking {
+  NodeId pod_node = -1;
+  std::vector<NodeId> movable_nodes;  // per movable replica
+};
+Repacking Repack(Scheduler& scheduler, const ClusterState& state, int64_t now,
+                 const PodRequest& pod, std::span<const ContainerId> movable,
+                 std::span<const PodRequest> movable_pods);
 
 }  // namespace archimedes
 
