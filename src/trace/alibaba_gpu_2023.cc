@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "model/limits.h"
 #include "trace/alibaba_2017.h"
@@ -28,6 +30,19 @@ int64_t CpuMilli(const CsvReader& csv) { return csv.Int(1, "cpu_milli", 0, kMaxR
 
 int64_t MemoryBytes(const CsvReader& csv) {
   return csv.Int(2, "memory_mib", 0, kMaxResourceAmount / kMiB) * kMiB;
+}
+
+// The models of a `gpu_spec` such as "P100|V100M16", empty parts left out.
+std::vector<std::string_view> SplitGpuSpec(std::string_view spec) {
+  std::vector<std::string_view> models;
+  while (!spec.empty()) {
+    const size_t bar = spec.find('|');
+    const std::string_view model = spec.substr(0, bar);
+    if (!model.empty()) models.push_back(model);
+    if (bar == std::string_view::npos) break;
+    spec.remove_prefix(bar + 1);
+  }
+  return models;
 }
 
 }  // namespace
@@ -155,6 +170,7 @@ Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods) {
       job.duration_s = std::max<int64_t>(1, *pod.deletion_time - start);
       job.duration_estimate_s = job.duration_s;
       job.delay_tolerance_s = BatchDelayTolerance(job.duration_s);
+      if (!pod.gpu_spec.empty()) ++out.unenforced_batch_gpu_specs;
       out.workload.jobs.push_back(std::move(job));
       continue;
     }
@@ -179,7 +195,12 @@ Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods) {
       if (pod.gpu_spec.find('|') == std::string::npos) {
         service.node_selector["gpu-model"] = pod.gpu_spec;
       } else {
-        ++out.dropped_gpu_specs;
+        // Any of the models: kube-scheduler's required node affinity, `gpu-model In (a, b)`.
+        NodeSelectorRequirement any_model{.key = "gpu-model", .op = SelectorOp::kIn};
+        for (std::string_view model : SplitGpuSpec(pod.gpu_spec)) {
+          any_model.values.emplace_back(model);
+        }
+        service.node_affinity.push_back(NodeSelectorTerm{.match_expressions = {any_model}});
       }
     }
     out.workload.services.push_back(std::move(service));

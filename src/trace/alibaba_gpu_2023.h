@@ -48,7 +48,10 @@ struct Gpu2023Workload {
   int64_t window_start = 0;
   int64_t window_length = 0;
   int dropped_pending_batch = 0;  // BE pods that never ran: no run length
-  int dropped_gpu_specs = 0;      // constraints naming several models (not a node selector)
+  // BE pods naming GPU models: they become jobs, which carry no node constraints, so the models
+  // are not enforced. (Services keep theirs: one model as a node selector, several as a required
+  // node affinity `gpu-model In (…)`.)
+  int unenforced_batch_gpu_specs = 0;
 };
 
 Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -94,6 +95,40 @@ TEST(AlibabaGpu2023Test, SplitsTheDefaultPodListIntoServicesAndBatch) {
     EXPECT_GE(j.delay_tolerance_s, 300);
     EXPECT_LE(j.delay_tolerance_s, 4 * 3600);
   }
+}
+
+// gpuspec33: 1,186 LS/Burstable/Guaranteed pods name one model, 312 several ("P100|V100M16"),
+// 890 BE pods some (144 of them never ran).
+TEST(AlibabaGpu2023Test, KeepsEveryServicesGpuModelsAsWritten) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-gpu-v2023/openb_pod_list_gpuspec33.csv");
+  const std::vector<Gpu2023Pod> pods =
+      ReadAlibabaGpu2023Pods(Trace("alibaba-gpu-v2023/openb_pod_list_gpuspec33.csv"));
+  const Gpu2023Workload w = Gpu2023ToWorkload(pods);
+  std::map<std::string, const Gpu2023Pod*> by_name;
+  for (const Gpu2023Pod& p : pods) by_name[p.name] = &p;
+  int one = 0;
+  int several = 0;
+  for (const Service& s : w.workload.services) {
+    const std::string& spec = by_name.at(s.name)->gpu_spec;
+    if (spec.empty()) {
+      EXPECT_TRUE(s.node_selector.empty() && s.node_affinity.empty()) << s.name;
+    } else if (spec.find('|') == std::string::npos) {
+      ++one;
+      EXPECT_EQ(s.node_selector.at("gpu-model"), spec);
+    } else {
+      ++several;
+      ASSERT_EQ(s.node_affinity.size(), 1u) << s.name;
+      const NodeSelectorRequirement& r = s.node_affinity[0].match_expressions.at(0);
+      EXPECT_EQ(r.key, "gpu-model");
+      EXPECT_EQ(r.op, SelectorOp::kIn);
+      std::string joined;
+      for (const std::string& v : r.values) joined += (joined.empty() ? "" : "|") + v;
+      EXPECT_EQ(joined, spec);
+    }
+  }
+  EXPECT_EQ(one, 1153 + 31 + 2);
+  EXPECT_EQ(several, 303 + 8 + 1);
+  EXPECT_EQ(w.unenforced_batch_gpu_specs, 746);  // the other 144 never ran: dropped
 }
 
 TEST(AlibabaGpu2023Test, ReadsFiveColumnMultiGpuLists) {
