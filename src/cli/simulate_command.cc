@@ -1,4 +1,5 @@
 // `archimedes simulate`: replays one workload under several policies and prints them side by side.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,12 +16,13 @@
 #include "engine/policy.h"
 #include "model/duration.h"
 #include "model/limits.h"
+#include "model/parallel_map.h"
 #include "profile/profile.h"
 #include "sim/html_report.h"
-#include "model/parallel_map.h"
 #include "sim/peak_load.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
+#include "sim/services_only.h"
 #include "sim/shrink.h"
 #include "sim/simulator.h"
 #include "sim/sla_report.h"
@@ -58,6 +60,7 @@ struct SimulateArgs {
 
 // `name` with the --buffer of `args` when it keeps a burst buffer.
 Policy PolicyFor(const std::string& name, const SimulateArgs& args) {
+  if (name == kServicesOnly) return ServicesOnlyPolicy();
   const Policy policy = MakePolicy(name);
   return args.buffer && policy.keeps_buffer ? MakePolicy(name, args.buffer) : policy;
 }
@@ -85,7 +88,7 @@ int Run(const SimulateArgs& args) {
     return 0;
   }
   std::vector<std::string> policies =
-      args.policies.empty() ? PolicyNames() : SplitComma(args.policies);
+      args.policies.empty() ? DefaultComparison() : SplitComma(args.policies);
   bool buffered = false;
   for (const std::string& p : policies) buffered |= PolicyFor(p, args).keeps_buffer;  // fail early
   if (args.buffer && !buffered) {
@@ -115,6 +118,14 @@ int Run(const SimulateArgs& args) {
   std::vector<std::string> rejected_jobs;
   Scenario scenario = BuildScenario(request, &rejected_jobs);
   for (const std::string& why : rejected_jobs) std::cerr << "archimedes: rejected " << why << "\n";
+  std::optional<Scenario> without_batch;
+  if (std::find(policies.begin(), policies.end(), kServicesOnly) != policies.end()) {
+    without_batch = WithoutBatch(scenario);
+  }
+  // The scenario a run simulates: services-only's has no jobs.
+  auto scenario_of = [&](const std::string& name) -> const Scenario& {
+    return name == kServicesOnly ? *without_batch : scenario;
+  };
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
   described["rejected_jobs"] = rejected_jobs;
   if (args.buffer) described["buffer"] = *args.buffer;
@@ -189,7 +200,7 @@ int Run(const SimulateArgs& args) {
       last = p;
       progress.Update(p.now, p.end, TasksDone(p));
     };
-    run.metrics = SimulateMeasuringPeaks(scenario, policy, options, *profiles);
+    run.metrics = SimulateMeasuringPeaks(scenario_of(name), policy, options, *profiles);
     progress.Finish(TasksDone(last));
     return run;
   });
@@ -223,7 +234,8 @@ int Run(const SimulateArgs& args) {
       };
     }
     for (const PolicyResult& r : results) {
-      shrunk.push_back(FindSmallestFleet(scenario, PolicyFor(r.policy, args), shrink, &r.metrics));
+      shrunk.push_back(
+          FindSmallestFleet(scenario_of(r.policy), PolicyFor(r.policy, args), shrink, &r.metrics));
     }
     std::cout << FormatShrinkTable(shrunk);
   }
@@ -248,7 +260,7 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_option(
       "--policy", args->policies, "Comma-separated policies (default: all of " + [] {
         std::string all;
-        for (const std::string& p : PolicyNames()) all += (all.empty() ? "" : ",") + p;
+        for (const std::string& p : DefaultComparison()) all += (all.empty() ? "" : ",") + p;
         return all;
       }() + ")");
   cmd->add_option("--nodes", args->nodes, "Fleet size for generated and real scenarios")

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <utility>
 
 #include "model/text_table.h"
+#include "sim/services_only.h"
 
 namespace archimedes {
 
@@ -37,9 +40,32 @@ nlohmann::json DescribeScenario(const Scenario& scenario, uint64_t seed, int64_t
           {"seed", seed}};
 }
 
+namespace {
+
+// The services-only run's CPU utilisation, where the comparison has one (sim/services_only.h).
+std::optional<double> ServicesOnlyCpu(const std::vector<PolicyResult>& results) {
+  for (const PolicyResult& r : results) {
+    if (r.policy == kServicesOnly && r.metrics.utilization[0] > 0) {
+      return r.metrics.utilization[0];
+    }
+  }
+  return std::nullopt;
+}
+
+// A batch row's cell, or "-" where no job was measured (a run without batch, such as
+// services-only): its waits and shares would be vacuous.
+std::function<std::string(const Metrics&)> WithJobs(
+    std::function<std::string(const Metrics&)> value) {
+  return [value = std::move(value)](const Metrics& m) {
+    return m.jobs_counted > 0 ? value(m) : std::string("-");
+  };
+}
+
+}  // namespace
+
 std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
   const double base_cpu = results.empty() ? 0 : results.front().metrics.utilization[0];
-  return {
+  std::vector<SummaryRow> rows = {
       {"allocation cpu", [](const Metrics& m) { return Percent(m.allocation_rate[0]); }},
       {"allocation memory", [](const Metrics& m) { return Percent(m.allocation_rate[1]); }},
       {"utilization cpu", [](const Metrics& m) { return Percent(m.utilization[0]); }},
@@ -64,21 +90,23 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
       {"  unplaced replicas",
        [](const Metrics& m) { return Fixed(m.unplaced_peak_sum[1] / kGiB, 0) + " GiB"; }},
       {"SLA services", [](const Metrics& m) { return Percent(m.sla_services); }},
-      {"SLA jobs", [](const Metrics& m) { return Percent(m.sla_jobs); }},
+      {"SLA jobs", WithJobs([](const Metrics& m) { return Percent(m.sla_jobs); })},
       {"SLA all", [](const Metrics& m) { return Percent(m.sla_all); }},
       {"batch core-h/day", [](const Metrics& m) { return Fixed(m.batch_core_hours_per_day, 0); }},
       {"  offered core-h/day",
        [](const Metrics& m) { return Fixed(m.offered_core_hours_per_day, 0); }},
-      {"batch wait p50", [](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; }},
-      {"batch wait p99", [](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; }},
-      {"wait/tolerance p50", [](const Metrics& m) { return Fixed(m.wait_tolerance_share_p50, 2); }},
-      {"wait/tolerance p99", [](const Metrics& m) { return Fixed(m.wait_tolerance_share_p99, 2); }},
+      {"batch wait p50", WithJobs([](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; })},
+      {"batch wait p99", WithJobs([](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; })},
+      {"wait/tolerance p50",
+       WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p50, 2); })},
+      {"wait/tolerance p99",
+       WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p99, 2); })},
       {"started in tolerance",
-       [](const Metrics& m) { return Percent(m.started_within_tolerance); }},
+       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance); })},
       {"  serverless",
-       [](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[0]); }},
+       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[0]); })},
       {"  offline",
-       [](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[1]); }},
+       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[1]); })},
       {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
       {"tasks failed (expired)", [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
       {"tasks reported late early",
@@ -114,6 +142,16 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
        }},
       {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
+  // Utilisation with co-location ÷ before it, where the comparison has the services-only run.
+  if (const std::optional<double> before = ServicesOnlyCpu(results)) {
+    const auto vs_first = std::find_if(rows.begin(), rows.end(), [](const SummaryRow& row) {
+      return row.label == "  vs first policy";
+    });
+    rows.insert(vs_first + 1, {"  vs services-only", [before = *before](const Metrics& m) {
+                                 return Fixed(m.utilization[0] / before, 2) + "x";
+                               }});
+  }
+  return rows;
 }
 
 std::string FormatScenarioHeader(const nlohmann::json& scenario) {
@@ -220,6 +258,12 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
         {"measured_days", m.measured_days},
         {"wall_seconds", m.wall_seconds}};
   }
+  if (const std::optional<double> before = ServicesOnlyCpu(results)) {
+    for (const PolicyResult& r : results) {
+      policies[r.policy]["utilization_vs_services_only"] = {
+          {"cpu", r.metrics.utilization[0] / *before}};
+    }
+  }
   return {{"scenario", scenario}, {"policies", policies}};
 }
 
@@ -235,6 +279,8 @@ nlohmann::json ReportFormatJson(const std::string& tool_version, const std::stri
             {"scenario.warmup_s", "seconds"},
             {"policies.*.allocation_rate.*", "ratio of Σ requests to Σ capacity, time-averaged"},
             {"policies.*.utilization.*", "ratio of Σ usage to Σ capacity, time-averaged"},
+            {"policies.*.utilization_vs_services_only.cpu",
+             "ratio of CPU utilization to the services-only run's"},
             {"policies.*.fragmentation_rate", "share of free capacity, in [0, 1]"},
             {"policies.*.hot_node_time", "share of node-time, in [0, 1]"},
             {"policies.*.unplaced_replica_share", "share of desired replica-ticks, in [0, 1]"},

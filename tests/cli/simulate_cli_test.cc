@@ -43,7 +43,8 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   const auto [r, doc] =
       ArchimedesWritingJson("simulate --nodes 20 --days 1 --warmup 3600", "--json");
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* policy : {"k8s-default", "k8s-binpack", "reclaim", "archimedes"}) {
+  for (const char* policy :
+       {"k8s-default", "k8s-binpack", "reclaim", "archimedes", "services-only"}) {
     EXPECT_NE(r.output.find(policy), std::string::npos) << r.output;
   }
   const nlohmann::json& p = doc["policies"]["k8s-default"];
@@ -55,6 +56,33 @@ TEST(SimulateCliTest, ComparesPoliciesSideBySideAndWritesJson) {
   EXPECT_TRUE(p["batch"].contains("started_within_tolerance"));
   EXPECT_TRUE(p["disruption"].contains("oom_kills"));
   EXPECT_EQ(doc["scenario"]["nodes"].get<int>(), 20);
+}
+
+// services-only: the same services placed as k8s-default places them, no batch; every run's
+// utilisation is also given as a ratio to it.
+TEST(SimulateCliTest, ServicesOnlyIsTheFleetBeforeCoLocation) {
+  const auto [r, doc] = ArchimedesWritingJson(
+      "simulate --nodes 20 --days 1 --warmup 3600 --quiet --policy k8s-default,services-only",
+      "--json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json& with = doc["policies"]["k8s-default"];
+  const nlohmann::json& before = doc["policies"]["services-only"];
+  EXPECT_EQ(before["batch"]["tasks"]["submitted"].get<int64_t>(), 0);
+  EXPECT_EQ(before["batch"]["offered_core_hours_per_day"].get<double>(), 0.0);
+  EXPECT_EQ(before["sla"]["jobs_counted"].get<int>(), 0);
+  EXPECT_GT(with["batch"]["tasks"]["submitted"].get<int64_t>(), 0);
+  EXPECT_EQ(before["sla"]["services"], with["sla"]["services"]);
+  EXPECT_EQ(before["unplaced_replica_share"], with["unplaced_replica_share"]);
+  const double cpu_with = with["utilization"]["cpu"].get<double>();
+  const double cpu_before = before["utilization"]["cpu"].get<double>();
+  EXPECT_GT(cpu_with, cpu_before) << "batch runs in the room services leave";
+  EXPECT_DOUBLE_EQ(with["utilization_vs_services_only"]["cpu"].get<double>(),
+                   cpu_with / cpu_before);
+  EXPECT_DOUBLE_EQ(before["utilization_vs_services_only"]["cpu"].get<double>(), 1.0);
+  EXPECT_NE(r.output.find("  vs services-only"), std::string::npos) << r.output;
+  const size_t sla_jobs = r.output.find("SLA jobs");
+  const std::string row = r.output.substr(sla_jobs, r.output.find('\n', sla_jobs) - sla_jobs);
+  EXPECT_EQ(row.back(), '-') << "no job was measured: " << row;
 }
 
 // Policies run side by side on threads; every figure, the explanation and the SLA report are those
@@ -91,6 +119,8 @@ TEST(SimulateCliTest, RunsAnArchimedesVariantBesideIt) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("archimedes  archimedes-no-borrow"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("full re-plan p99"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("vs services-only"), std::string::npos) << "no services-only run";
+  EXPECT_FALSE(doc["policies"]["archimedes"].contains("utilization_vs_services_only"));
   for (const char* policy : {"archimedes", "archimedes-no-borrow"}) {
     const nlohmann::json& timing = doc["policies"][policy]["replan_latency_us"];
     EXPECT_GE(timing["calls"].get<int64_t>(), 12 * 23) << policy << ": a re-plan every bin";
