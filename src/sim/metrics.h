@@ -17,6 +17,10 @@ namespace archimedes {
 struct Metrics {
   std::array<double, kNumDims> allocation_rate{};  // Σ requests ÷ Σ capacity, time-averaged
   std::array<double, kNumDims> utilization{};      // Σ usage ÷ Σ capacity, time-averaged
+  // utilization[cpu] ÷ (1 − the policy's burst buffer, Policy::buffer): the share of what is
+  // usable, the buffer being what services' bursts need. The Kubernetes policies keep none but
+  // carry the default, so every policy is measured against the same usable capacity.
+  double cpu_utilization_of_usable = 0;
   double fragmentation_rate = 0;
   double hot_node_time = 0;
   double sla_services = 1, sla_jobs = 1, sla_all = 1;

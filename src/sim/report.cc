@@ -69,6 +69,7 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
       {"allocation cpu", [](const Metrics& m) { return Percent(m.allocation_rate[0]); }},
       {"allocation memory", [](const Metrics& m) { return Percent(m.allocation_rate[1]); }},
       {"utilization cpu", [](const Metrics& m) { return Percent(m.utilization[0]); }},
+      {"  of usable", [](const Metrics& m) { return Percent(m.cpu_utilization_of_usable); }},
       {"  vs first policy",
        [base_cpu](const Metrics& m) {
          return base_cpu > 0 ? Fixed(m.utilization[0] / base_cpu, 2) + "x" : std::string("-");
@@ -207,6 +208,7 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
     policies[r.policy] = {
         {"allocation_rate", allocation},
         {"utilization", utilization},
+        {"utilization_of_usable", {{"cpu", m.cpu_utilization_of_usable}}},
         {"fragmentation_rate", m.fragmentation_rate},
         {"hot_node_time", m.hot_node_time},
         {"unplaced_replica_share", m.unplaced_replica_share},
@@ -279,6 +281,8 @@ nlohmann::json ReportFormatJson(const std::string& tool_version, const std::stri
             {"scenario.warmup_s", "seconds"},
             {"policies.*.allocation_rate.*", "ratio of Σ requests to Σ capacity, time-averaged"},
             {"policies.*.utilization.*", "ratio of Σ usage to Σ capacity, time-averaged"},
+            {"policies.*.utilization_of_usable.cpu",
+             "ratio of Σ usage to Σ capacity × (1 − burst buffer), time-averaged"},
             {"policies.*.utilization_vs_services_only.cpu",
              "ratio of CPU utilization to the services-only run's"},
             {"policies.*.fragmentation_rate", "share of free capacity, in [0, 1]"},

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "support/command.h"
 #include "support/report_json.h"
@@ -79,10 +80,28 @@ TEST(SimulateCliTest, ServicesOnlyIsTheFleetBeforeCoLocation) {
   EXPECT_DOUBLE_EQ(with["utilization_vs_services_only"]["cpu"].get<double>(),
                    cpu_with / cpu_before);
   EXPECT_DOUBLE_EQ(before["utilization_vs_services_only"]["cpu"].get<double>(), 1.0);
+  // Utilisation of what is usable: capacity less the default 10 % burst buffer.
+  EXPECT_DOUBLE_EQ(with["utilization_of_usable"]["cpu"].get<double>(), cpu_with / 0.9);
   EXPECT_NE(r.output.find("  vs services-only"), std::string::npos) << r.output;
   const size_t sla_jobs = r.output.find("SLA jobs");
   const std::string row = r.output.substr(sla_jobs, r.output.find('\n', sla_jobs) - sla_jobs);
   EXPECT_EQ(row.back(), '-') << "no job was measured: " << row;
+}
+
+// A policy's own burst buffer sets what is usable for it.
+TEST(SimulateCliTest, UtilisationOfUsableFollowsTheBurstBuffer) {
+  const auto [r, doc] = ArchimedesWritingJson(
+      "simulate --nodes 10 --days 1 --warmup 3600 --quiet --policy k8s-default,reclaim "
+      "--buffer 0.2",
+      "--json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const auto& [policy, buffer] : {std::pair{"k8s-default", 0.1}, {"reclaim", 0.2}}) {
+    const nlohmann::json& p = doc["policies"][policy];
+    EXPECT_DOUBLE_EQ(p["utilization_of_usable"]["cpu"].get<double>(),
+                     p["utilization"]["cpu"].get<double>() / (1 - buffer))
+        << policy;
+  }
+  EXPECT_NE(r.output.find("  of usable"), std::string::npos) << r.output;
 }
 
 // Policies run side by side on threads; every figure, the explanation and the SLA report are those
