@@ -5,10 +5,11 @@
 namespace archimedes {
 
 MetricsCollector::MetricsCollector(const Workload& workload, int64_t warmup_s, int64_t tick_s,
-                                   std::vector<ContractRecord>* sla_records)
+                                   double burst_buffer, std::vector<ContractRecord>* sla_records)
     : workload_(workload),
       warmup_s_(warmup_s),
       tick_s_(tick_s),
+      burst_buffer_(burst_buffer),
       sla_records_(sla_records),
       services_(workload.services.size()),
       jobs_(workload.jobs.size()) {}
@@ -155,6 +156,7 @@ Metrics MetricsCollector::Finish(int64_t end, size_t submitted, const EngineLink
     if (allocation_samples_ > 0) m.allocation_rate[d] = allocation_sum_[d] / allocation_samples_;
     if (utilization_samples_ > 0) m.utilization[d] = utilization_sum_[d] / utilization_samples_;
   }
+  m.cpu_utilization_of_usable = m.utilization[0] / (1 - burst_buffer_);
   if (allocation_samples_ > 0) m.fragmentation_rate = fragmentation_sum_ / allocation_samples_;
   if (node_ticks_ > 0) m.hot_node_time = static_cast<double>(hot_node_ticks_) / node_ticks_;
   m.measured_days = static_cast<double>(std::max<int64_t>(end - warmup_s_, 0)) / kSecondsPerDay;

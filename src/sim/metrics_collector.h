@@ -23,7 +23,8 @@ namespace archimedes {
 class MetricsCollector {
  public:
   // `sla_records`, when set, receives one record per service and counted job at Finish().
-  MetricsCollector(const Workload& workload, int64_t warmup_s, int64_t tick_s,
+  // `burst_buffer` is the policy's (Policy::buffer): what is usable is capacity × (1 − it).
+  MetricsCollector(const Workload& workload, int64_t warmup_s, int64_t tick_s, double burst_buffer,
                    std::vector<ContractRecord>* sla_records);
 
   // Tasks.
@@ -83,6 +84,7 @@ class MetricsCollector {
   const Workload& workload_;
   int64_t warmup_s_;
   int64_t tick_s_;
+  double burst_buffer_;
   std::vector<ContractRecord>* sla_records_;
   std::vector<ServiceSlaRun> services_;
   std::vector<JobSlaRun> jobs_;

@@ -117,7 +117,8 @@ Simulation::Simulation(const Scenario& scenario, const Policy& policy, const Sim
       workload_(scenario.workload),
       options_(options),
       engine_(engine),
-      metrics_(scenario.workload, options.warmup_s, options.tick_s, options.sla_records),
+      metrics_(scenario.workload, options.warmup_s, options.tick_s, policy.traits.buffer,
+               options.sla_records),
       mix_(ShapeMix::FromWorkload(scenario.workload)),
       node_usage_(scenario.nodes.size()),
       node_hot_(scenario.nodes.size()),
@@ -602,9 +603,7 @@ Metrics SimulateWith(const Scenario& scenario, const Policy& policy, const SimOp
                      EngineLink& engine) {
   CheckPeriods(options);
   Simulation sim(scenario, policy, options, engine);
-  Metrics m = sim.Run();
-  m.cpu_utilization_of_usable = m.utilization[0] / (1 - policy.traits.buffer);
-  return m;
+  return sim.Run();
 }
 
 Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options) {

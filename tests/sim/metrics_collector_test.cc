@@ -60,7 +60,8 @@ TEST(MetricsCollectorTest, FiguresOfATinyRunMatchTheirHandComputedValues) {
   const ShapeMix mix = ShapeMix::FromWorkload(workload);
   LocalEngine engine(MakePolicy("k8s-default"), {}, {TheNode()}, workload.services);
   std::vector<ContractRecord> records;
-  MetricsCollector collector(workload, /*warmup_s=*/0, /*tick_s=*/60, &records);
+  MetricsCollector collector(workload, /*warmup_s=*/0, /*tick_s=*/60, /*burst_buffer=*/0.2,
+                             &records);
 
   std::map<int64_t, ContainerId> ends;  // when each running task finishes
   std::vector<int64_t> starts;
@@ -114,6 +115,7 @@ TEST(MetricsCollectorTest, FiguresOfATinyRunMatchTheirHandComputedValues) {
   // Utilization: mean of 1/4, 2/4, 2/4, 3/4, 2/4 for CPU; 2/8 every tick for memory.
   EXPECT_DOUBLE_EQ(m.utilization[kCpu], 0.5);
   EXPECT_DOUBLE_EQ(m.utilization[kMemory], 0.25);
+  EXPECT_DOUBLE_EQ(m.cpu_utilization_of_usable, 0.5 / 0.8);  // the usable 80 % of the node
   // Allocation: CPU (3/3 + 2/3) / 2, memory (3/8 + 2/8) / 2. Fragmentation: full CPU makes the
   // free memory a fragment for the one shape (1), then the shape fits (0).
   EXPECT_DOUBLE_EQ(m.allocation_rate[kCpu], 5.0 / 6.0);
@@ -176,7 +178,8 @@ TEST(MetricsCollectorTest, TheWarmUpIsLeftOut) {
   workload.services.clear();
   workload.jobs[0].submit_time = 50;
   LocalEngine engine(MakePolicy("k8s-default"), {}, {TheNode()}, {});
-  MetricsCollector collector(workload, /*warmup_s=*/100, /*tick_s=*/60, nullptr);
+  MetricsCollector collector(workload, /*warmup_s=*/100, /*tick_s=*/60, /*burst_buffer=*/0.1,
+                             nullptr);
   collector.JobSubmitted(workload.jobs[0]);  // before the warm-up: not offered
   collector.TaskStarted(60, 0, true);        // its wait is not measured
   collector.TaskKilled(90, 0, 100);          // lost during the warm-up: not counted
