@@ -32,7 +32,7 @@ class PlannedBatch final : public BatchPlacement {
   PlannedBatch(double buffer, double serverless_cpu_borrow, uint64_t seed)
       : buffer_(buffer),
         borrow_(serverless_cpu_borrow),
-        capacity_(buffer),
+        capacity_(buffer, /*buffer_only_under_services=*/true),
         scheduler_(MakeTimeAwareBatchScheduler(seed)) {}
 
   TaskAccounting accounting() const override { return TaskAccounting::kReclaimed; }
@@ -196,6 +196,7 @@ class PlannedBatch final : public BatchPlacement {
     const int nodes = state.num_nodes();
     plan_capacity_.resize(nodes);
     plan_schedulable_.resize(nodes);
+    plan_hosts_services_.assign(nodes, 0);
     observed_service_.resize(static_cast<size_t>(nodes) * kNumDims);
     plan_running_.clear();
     for (NodeId n = 0; n < nodes; ++n) {
@@ -203,7 +204,10 @@ class PlannedBatch final : public BatchPlacement {
       plan_schedulable_[n] = state.ready(n);
       for (ContainerId id : state.containers_on(n)) {
         const Container& c = state.container(id);
-        if (c.kind != OwnerKind::kTask) continue;
+        if (c.kind != OwnerKind::kTask) {
+          plan_hosts_services_[n] = 1;
+          continue;
+        }
         plan_running_.push_back(
             RunningTask{.node = n,
                         .requests = c.requests,
@@ -218,6 +222,7 @@ class PlannedBatch final : public BatchPlacement {
     return PlannerInput{.now = core.now(),
                         .capacity = plan_capacity_,
                         .schedulable = plan_schedulable_,
+                        .hosts_services = plan_hosts_services_,
                         .service_usage = predicted.node_quantiles(),
                         .usage_bins = predicted.bins(),
                         .observed_service_usage = observed_service_,
@@ -361,6 +366,7 @@ class PlannedBatch final : public BatchPlacement {
   bool replan_ = true;        // the fleet changed since then
   std::vector<Resources> plan_capacity_;
   std::vector<uint8_t> plan_schedulable_;
+  std::vector<uint8_t> plan_hosts_services_;
   std::vector<float> observed_service_;  // nodes × kNumDims: the services' usage this round
   std::vector<RunningTask> plan_running_;
   std::vector<PendingJob> pending_;

@@ -12,7 +12,9 @@ namespace {
 class ReclaimedBatch final : public BatchPlacement {
  public:
   ReclaimedBatch(double buffer, uint64_t seed)
-      : buffer_(buffer), capacity_(buffer), scheduler_(MakeReclaimedBatchScheduler(seed)) {}
+      : buffer_(buffer),
+        capacity_(buffer, /*buffer_only_under_services=*/false),
+        scheduler_(MakeReclaimedBatchScheduler(seed)) {}
 
   TaskAccounting accounting() const override { return TaskAccounting::kReclaimed; }
   Scheduler& scheduler() override { return scheduler_; }

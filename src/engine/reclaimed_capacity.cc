@@ -40,9 +40,15 @@ void ReclaimedCapacity::Set(const ClusterState& state, NodeId n, double service_
                             double service_memory) {
   const Resources& capacity = state.node(n).capacity;
   Resources& allocatable = allocatable_[n];
-  allocatable = capacity.Scaled(1.0 - buffer_);
-  allocatable[Dim::kCpu] = ReclaimableAmount(capacity.cpu(), buffer_, service_cpu);
-  allocatable[Dim::kMemory] = ReclaimableAmount(capacity.memory(), buffer_, service_memory);
+  const std::span<const ContainerId> residents = state.containers_on(n);
+  const bool keeps_buffer = !buffer_only_under_services_ ||
+                            std::any_of(residents.begin(), residents.end(), [&](ContainerId id) {
+                              return state.container(id).kind == OwnerKind::kService;
+                            });
+  const double buffer = keeps_buffer ? buffer_ : 0.0;
+  allocatable = capacity.Scaled(1.0 - buffer);
+  allocatable[Dim::kCpu] = ReclaimableAmount(capacity.cpu(), buffer, service_cpu);
+  allocatable[Dim::kMemory] = ReclaimableAmount(capacity.memory(), buffer, service_memory);
   allocatable[Dim::kGpu] = state.allocatable(n)[Dim::kGpu] - state.requested(n)[Dim::kGpu];
 }
 

@@ -20,7 +20,11 @@ class ReclaimedCapacity {
  public:
   static constexpr int kPeakWindow = 15;
 
-  explicit ReclaimedCapacity(double buffer) : buffer_(buffer) {}
+  // With `buffer_only_under_services`, a node that holds no service replica keeps no buffer:
+  // there is no burst to protect (archimedes); without it every node keeps it (Koordinator-style
+  // reclaim).
+  ReclaimedCapacity(double buffer, bool buffer_only_under_services)
+      : buffer_(buffer), buffer_only_under_services_(buffer_only_under_services) {}
 
   void Resize(int num_nodes);
   // Nodes not observed yet: capacity × (1 − buffer) − the requests of the services on them now.
@@ -38,6 +42,7 @@ class ReclaimedCapacity {
   void Set(const ClusterState& state, NodeId n, double service_cpu, double service_memory);
 
   double buffer_;
+  bool buffer_only_under_services_;
   std::vector<Resources> allocatable_;
   std::vector<std::array<float, 2>> ring_;  // node × kPeakWindow, cpu and memory
   std::vector<uint8_t> observed_;

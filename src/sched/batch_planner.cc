@@ -113,7 +113,9 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
     for (int a = 0; a < dims_; ++a) {
       const int d = static_cast<int>(options_.dims[a]);
       const int64_t capacity = in.capacity[n].amount[d];
-      const double usable = static_cast<double>(capacity) * (1.0 - options_.buffer);
+      const double buffer =
+          in.hosts_services.empty() || in.hosts_services[n] != 0 ? options_.buffer : 0.0;
+      const double usable = static_cast<double>(capacity) * (1.0 - buffer);
       inverse_usable_[n * dims_ + a] = usable > 0 ? 1.0 / usable : 0.0;
       const float* usage =
           &in.service_usage[(static_cast<size_t>(n) * kNumDims + d) * in.usage_bins];
@@ -125,7 +127,7 @@ void BatchPlanner::Rebuild(const PlannerInput& in) {
         if (b == 0 && !in.observed_service_usage.empty()) {
           service = std::max<double>(service, in.observed_service_usage[n * kNumDims + d]);
         }
-        row[b] = ReclaimableAmount(capacity, options_.buffer, service);
+        row[b] = ReclaimableAmount(capacity, buffer, service);
         const double share = usable > 0 ? std::clamp(service / usable, 0.0, 1.0) : 1.0;
         pressure[b + 1] = std::max(pressure[b + 1], static_cast<float>(share));
       }

@@ -95,6 +95,9 @@ struct PlannerInput {
   int64_t now = 0;
   std::span<const Resources> capacity;   // per node
   std::span<const uint8_t> schedulable;  // per node, 0 = plan nothing there; empty = all nodes
+  // Per node, 1 where a service replica runs: only there is the burst buffer kept (nothing bursts
+  // on a node without services). Empty = every node keeps it.
+  std::span<const uint8_t> hosts_services;
   // Predicted service usage (a high quantile), nodes × kNumDims × usage_bins floats, node-major
   // then dimension. Periodic with absolute indexing: the bin holding time t reads entry
   // (t / bin_seconds) mod usage_bins, so a daily time-of-day curve has usage_bins = 86400 /

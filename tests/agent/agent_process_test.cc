@@ -69,7 +69,7 @@ class AgentProcess {
                                      "--server",         "http://127.0.0.1:" + std::to_string(port),
                                      "--node",           node,
                                      "--state",          state,
-                                     "--capacity",       "cpu=2,memory=2Gi",
+                                     "--capacity",       "cpu=1800m,memory=2Gi",
                                      "--usage-every-ms", "300",
                                      "--stop-grace-ms",  "2000",
                                      "--poll-wait",      "2",
@@ -188,8 +188,8 @@ TEST_F(AgentProcessTest, TasksRunWhereAndWhenTheEngineStartedThem) {
   const std::string runs = root_ + "/runs";
   const std::string command =
       "echo \"$ARCHIMEDES_NODE $ARCHIMEDES_CONTAINER $(date +%s)\" >> " + runs + "; sleep 2";
-  // Each task takes half a node's CPU, and the archimedes policy keeps a burst buffer free on
-  // each: one task per node, so the second job waits for the first to end.
+  // Each task takes more than half a node's CPU (1 of 1.8 cores): one task per node, so the
+  // second job waits for the first to end.
   const std::string first = SubmitJob(command, 2, "64Mi");
   const std::string second = SubmitJob(command, 2, "64Mi");
   // The planner holds it a later window; it starts there at the latest (earlier when room frees).

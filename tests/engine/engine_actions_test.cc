@@ -154,9 +154,10 @@ TEST(EngineActionsTest, WithoutAHealthResponseALeakIsNotActedOn) {
   }
 }
 
-// One 10-core node: 9 cores of batch room under the 10 % burst buffer.
+// One 9-core node with no service: all 9 cores are batch room (no burst buffer where nothing
+// bursts).
 Engine PlannedEngine() {
-  return Engine(MakePolicy("archimedes"), {}, {MakeNode("a", 10'000, 32 * kGi)}, {});
+  return Engine(MakePolicy("archimedes"), {}, {MakeNode("a", 9'000, 32 * kGi)}, {});
 }
 
 // The plan knows ahead of time: a job that cannot start within its tolerance, behind an hour of

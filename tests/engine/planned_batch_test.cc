@@ -27,10 +27,11 @@ BatchJob Offline(const std::string& name, int tasks, int64_t cpu, int64_t submit
 
 class PlannedBatchTest : public ::testing::Test {
  protected:
-  PlannedBatchTest() : engine_(MakePolicy("archimedes"), {}, {Node8()}, {}) {}
+  PlannedBatchTest() : engine_(MakePolicy("archimedes"), {}, {Node72()}, {}) {}
 
-  static Node Node8() {
-    Node n{.name = "a", .capacity = Resources::Of(8000, 32 * kGi)};
+  // 7.2 cores and no service: all of it is batch room (no burst buffer where nothing bursts).
+  static Node Node72() {
+    Node n{.name = "a", .capacity = Resources::Of(7200, 32 * kGi)};
     n.allocatable = n.capacity;
     n.zone = "z";
     n.pod = "p";
@@ -92,6 +93,14 @@ TEST_F(PlannedBatchTest, DeadlinePassingBetweenPlannerCallsIsReportedLateOnce) {
     EXPECT_TRUE(a.expected_start == -1 || a.expected_start >= 600) << a.expected_start;
   }
   EXPECT_EQ(reports, 1);
+}
+
+// No service runs on the node, so nothing bursts there: a task may take all of it.
+TEST_F(PlannedBatchTest, ATaskMayTakeAWholeNodeWhereNoServiceRuns) {
+  engine_.SubmitJob(Offline("whole", 1, 7200, 0, 300), 10'000);
+  RunTo(2);
+  ASSERT_EQ(taken_.size(), 1u);
+  EXPECT_EQ(taken_[0].kind, ActionKind::kStartTask);
 }
 
 }  // namespace

@@ -185,6 +185,29 @@ TEST(BatchPlannerTest, PlannedUsageNeverEntersTheBuffer) {
   }
 }
 
+// Only a node where services run keeps the burst buffer: nothing bursts on the others.
+TEST(BatchPlannerTest, ANodeWithoutServicesKeepsNoBurstBuffer) {
+  Instance inst;
+  inst.AddNode(10'000, 10 * kGi, std::vector<float>(inst.bins, 0.0f), 0.0f);
+  inst.AddNode(10'000, 10 * kGi, std::vector<float>(inst.bins, 2'000.0f), 0.0f);
+  inst.AddNode(10'000, 10 * kGi, std::vector<float>(inst.bins, 0.0f), 0.0f);
+  PlannerOptions options = inst.Options();
+  options.buffer = 0.1;
+  const std::vector<uint8_t> hosts_services = {1, 1, 0};
+  PlannerInput input = inst.Input();
+  input.hosts_services = hosts_services;
+  BatchPlanner planner(options);
+  planner.Replan(input);
+  for (int b = 0; b < inst.bins; ++b) {
+    EXPECT_EQ(planner.Free(0, Dim::kCpu, b), 9'000) << "services, idle now: buffer kept";
+    EXPECT_EQ(planner.Free(1, Dim::kCpu, b), 7'000);
+    EXPECT_EQ(planner.Free(2, Dim::kCpu, b), 10'000) << "no service: no buffer";
+  }
+  BatchPlanner everywhere(options);
+  everywhere.Replan(inst.Input());  // no hosts_services: every node keeps it
+  EXPECT_EQ(everywhere.Free(2, Dim::kCpu, 0), 9'000);
+}
+
 // Skipping the jobs known to find no start changes nothing in the plan, on queues far larger than
 // the fleet can hold (where it skips most of them).
 TEST(BatchPlannerTest, SkippingKnownFailuresGivesTheSamePlan) {

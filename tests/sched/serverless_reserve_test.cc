@@ -73,10 +73,10 @@ TEST(ServerlessReserveTest, OfflineTasksLeaveTheReserveFreeServerlessMayUseIt) {
 
 TEST(ServerlessReserveTest, GreedyBatchFitKeepsTheReserveForServerless) {
   Node node{.name = "n",
-            .capacity = Resources::Of(10'000, 64 * kGi),
-            .allocatable = Resources::Of(10'000, 64 * kGi)};
+            .capacity = Resources::Of(9'000, 64 * kGi),
+            .allocatable = Resources::Of(9'000, 64 * kGi)};
   ClusterState state({node}, TaskAccounting::kReclaimed);
-  PredictedLoad load({node});  // no services: 9 cores usable under the 10 % buffer
+  PredictedLoad load({node});  // no services: all 9 cores usable (no buffer where nothing bursts)
   const std::vector<Resources> reserve = {Resources::Of(4'000, 0)};
   const SchedulingContext ctx{.state = state, .predicted = &load, .serverless_reserve = reserve};
   const TimeAwareBatchFit fit;

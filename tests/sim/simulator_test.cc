@@ -369,7 +369,8 @@ TEST(SimulatorTest, ArchimedesKeepsBatchOutOfTheBurstBuffer) {
 TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
   Scenario scenario;
   scenario.duration_s = int64_t{3} * 3600;
-  scenario.nodes = {MakeNode("a", 10000, 64LL << 30)};
+  // 9 cores and no service: no burst buffer under archimedes, 9000m of room.
+  scenario.nodes = {MakeNode("a", 9000, 64LL << 30)};
   scenario.workload.jobs.push_back(OneTaskJob(0, Resources::Of(8000, 8LL << 30), 3600, 600));
   BatchJob serverless = OneTaskJob(900, Resources::Of(2000, 1LL << 30), 600, 30);
   serverless.name = "function";

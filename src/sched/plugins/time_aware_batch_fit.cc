@@ -35,7 +35,14 @@ float AllocatableLeft(const SchedulingContext& ctx, NodeId node, Dim d, const Cl
 // over the window: negative when it does not fit.
 float RoomLeft(const SchedulingContext& ctx, NodeId node, Dim d, const Claim& claim,
                const TaskWindow& window) {
-  const float over_window = ctx.predicted->MinFree(node, d, window.first, window.span) -
+  // No service replica on the node: nothing bursts there, so its burst buffer is batch's too.
+  const PredictedLoad& load = *ctx.predicted;
+  const float unbuffered =
+      load.residents(node) == 0
+          ? static_cast<float>(static_cast<double>(ctx.state.node(node).capacity[d]) *
+                               load.buffer())
+          : 0.0f;
+  const float over_window = load.MinFree(node, d, window.first, window.span) + unbuffered -
                             static_cast<float>(claim.claimed) - claim.reserve;
   if (ctx.batch_allocatable.empty()) return over_window;
   return std::min(AllocatableLeft(ctx, node, d, claim), over_window);

@@ -1,7 +1,8 @@
 // Batch placement of the archimedes policy: a task fits a node when, in every time bin of its
 // estimated run (from now to now + duration estimate, wrapping over the day), the services'
 // predicted usage (profile high quantile, PredictedLoad) plus the batch already on the node plus
-// the task stays under capacity × (1 − buffer), and, where the context has a batch allocatable,
+// the task stays under capacity × (1 − buffer) (under capacity where no service replica runs:
+// nothing bursts there), and, where the context has a batch allocatable,
 // the task fits it now (capacity × (1 − buffer) − the services' recent peak usage): where services
 // run above their profiles, a task started there would only be evicted at the next usage tick, and
 // its place taken again by the next. Tasks therefore start only where a valley or a fragment will
