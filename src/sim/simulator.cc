@@ -79,7 +79,6 @@ class Simulation {
   // A task's sample also carries its work done and to do: what an eviction would throw away.
   void AddWork(const Container& c, UsageSample& sample) const;
 
-  const Scenario& scenario_;
   const Workload& workload_;
   SimOptions options_;
   EngineLink& engine_;
@@ -113,8 +112,7 @@ class Simulation {
 
 Simulation::Simulation(const Scenario& scenario, const Policy& policy, const SimOptions& options,
                        EngineLink& engine)
-    : scenario_(scenario),
-      workload_(scenario.workload),
+    : workload_(scenario.workload),
       options_(options),
       engine_(engine),
       metrics_(scenario.workload, options.warmup_s, options.tick_s, policy.traits.buffer,
