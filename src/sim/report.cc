@@ -74,84 +74,96 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
        [base_cpu](const Metrics& m) {
          return base_cpu > 0 ? Fixed(m.utilization[0] / base_cpu, 2) + "x" : std::string("-");
        }},
-      {"utilization memory", [](const Metrics& m) { return Percent(m.utilization[1]); }},
-      {"fragmentation rate", [](const Metrics& m) { return Percent(m.fragmentation_rate); }},
-      {"hot node-time", [](const Metrics& m) { return Percent(m.hot_node_time); }},
-      {"unplaced replica-time", [](const Metrics& m) { return Percent(m.unplaced_replica_share); }},
-      {"predicted peaks cpu",
-       [](const Metrics& m) { return Fixed(m.predicted_peak_sum[0] / 1000.0, 0) + " cores"; }},
-      {"  observed",
-       [](const Metrics& m) { return Fixed(m.observed_peak_sum[0] / 1000.0, 0) + " cores"; }},
-      {"  unplaced replicas",
-       [](const Metrics& m) { return Fixed(m.unplaced_peak_sum[0] / 1000.0, 0) + " cores"; }},
-      {"predicted peaks memory",
-       [](const Metrics& m) { return Fixed(m.predicted_peak_sum[1] / kGiB, 0) + " GiB"; }},
-      {"  observed",
-       [](const Metrics& m) { return Fixed(m.observed_peak_sum[1] / kGiB, 0) + " GiB"; }},
-      {"  unplaced replicas",
-       [](const Metrics& m) { return Fixed(m.unplaced_peak_sum[1] / kGiB, 0) + " GiB"; }},
-      {"SLA services", [](const Metrics& m) { return Percent(m.sla_services); }},
-      {"SLA jobs", WithJobs([](const Metrics& m) { return Percent(m.sla_jobs); })},
-      {"SLA all", [](const Metrics& m) { return Percent(m.sla_all); }},
-      {"batch core-h/day", [](const Metrics& m) { return Fixed(m.batch_core_hours_per_day, 0); }},
-      {"  offered core-h/day",
-       [](const Metrics& m) { return Fixed(m.offered_core_hours_per_day, 0); }},
-      {"batch wait p50", WithJobs([](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; })},
-      {"batch wait p99", WithJobs([](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; })},
-      {"wait/tolerance p50",
-       WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p50, 2); })},
-      {"wait/tolerance p99",
-       WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p99, 2); })},
-      {"started in tolerance",
-       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance); })},
-      {"  serverless",
-       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[0]); })},
-      {"  offline",
-       WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance_by_type[1]); })},
-      {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
-      {"tasks failed (expired)", [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
-      {"tasks reported late early",
-       [](const Metrics& m) { return std::to_string(m.tasks_reported_late); }},
-      {"batch core-h/day lost",
-       [](const Metrics& m) { return Fixed(m.lost_core_hours_per_day, 0); }},
-      {"evictions /1000 c-days",
-       [](const Metrics& m) { return Fixed(m.evictions_per_1000_container_days, 2); }},
-      {"migrations /1000 c-days",
-       [](const Metrics& m) { return Fixed(m.migrations_per_1000_container_days, 2); }},
-      {"OOM kills", [](const Metrics& m) { return std::to_string(m.oom_kills); }},
-      {"health migrations", [](const Metrics& m) { return std::to_string(m.health_migrations); }},
-      {"health scale-outs", [](const Metrics& m) { return std::to_string(m.health_scale_outs); }},
-      {"latency p50", [](const Metrics& m) { return Fixed(m.latency_p50_us, 1) + " us"; }},
-      {"latency p99", [](const Metrics& m) { return Fixed(m.latency_p99_us, 1) + " us"; }},
-      {"planner call p50",
-       [](const Metrics& m) {
-         return m.plans > 0 ? Fixed(m.plan_latency_p50_us / 1000.0, 1) + " ms" : std::string("-");
-       }},
-      {"planner call p99",
-       [](const Metrics& m) {
-         return m.plans > 0 ? Fixed(m.plan_latency_p99_us / 1000.0, 1) + " ms" : std::string("-");
-       }},
-      {"  full re-plan p50",
-       [](const Metrics& m) {
-         return m.replans > 0 ? Fixed(m.replan_latency_p50_us / 1000.0, 1) + " ms"
-                              : std::string("-");
-       }},
-      {"  full re-plan p99",
-       [](const Metrics& m) {
-         return m.replans > 0 ? Fixed(m.replan_latency_p99_us / 1000.0, 1) + " ms"
-                              : std::string("-");
-       }},
-      {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
   };
   // Utilisation with co-location ÷ before it, where the comparison has the services-only run.
   if (const std::optional<double> before = ServicesOnlyCpu(results)) {
-    const auto vs_first = std::find_if(rows.begin(), rows.end(), [](const SummaryRow& row) {
-      return row.label == "  vs first policy";
-    });
-    rows.insert(vs_first + 1, {"  vs services-only", [before = *before](const Metrics& m) {
-                                 return Fixed(m.utilization[0] / before, 2) + "x";
-                               }});
+    rows.push_back({"  vs services-only", [before = *before](const Metrics& m) {
+                      return Fixed(m.utilization[0] / before, 2) + "x";
+                    }});
   }
+  rows.insert(
+      rows.end(),
+      {
+          {"utilization memory", [](const Metrics& m) { return Percent(m.utilization[1]); }},
+          {"fragmentation rate", [](const Metrics& m) { return Percent(m.fragmentation_rate); }},
+          {"hot node-time", [](const Metrics& m) { return Percent(m.hot_node_time); }},
+          {"unplaced replica-time",
+           [](const Metrics& m) { return Percent(m.unplaced_replica_share); }},
+          {"predicted peaks cpu",
+           [](const Metrics& m) { return Fixed(m.predicted_peak_sum[0] / 1000.0, 0) + " cores"; }},
+          {"  observed",
+           [](const Metrics& m) { return Fixed(m.observed_peak_sum[0] / 1000.0, 0) + " cores"; }},
+          {"  unplaced replicas",
+           [](const Metrics& m) { return Fixed(m.unplaced_peak_sum[0] / 1000.0, 0) + " cores"; }},
+          {"predicted peaks memory",
+           [](const Metrics& m) { return Fixed(m.predicted_peak_sum[1] / kGiB, 0) + " GiB"; }},
+          {"  observed",
+           [](const Metrics& m) { return Fixed(m.observed_peak_sum[1] / kGiB, 0) + " GiB"; }},
+          {"  unplaced replicas",
+           [](const Metrics& m) { return Fixed(m.unplaced_peak_sum[1] / kGiB, 0) + " GiB"; }},
+          {"SLA services", [](const Metrics& m) { return Percent(m.sla_services); }},
+          {"SLA jobs", WithJobs([](const Metrics& m) { return Percent(m.sla_jobs); })},
+          {"SLA all", [](const Metrics& m) { return Percent(m.sla_all); }},
+          {"batch core-h/day",
+           [](const Metrics& m) { return Fixed(m.batch_core_hours_per_day, 0); }},
+          {"  offered core-h/day",
+           [](const Metrics& m) { return Fixed(m.offered_core_hours_per_day, 0); }},
+          {"batch wait p50",
+           WithJobs([](const Metrics& m) { return Fixed(m.wait_p50_s, 0) + " s"; })},
+          {"batch wait p99",
+           WithJobs([](const Metrics& m) { return Fixed(m.wait_p99_s, 0) + " s"; })},
+          {"wait/tolerance p50",
+           WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p50, 2); })},
+          {"wait/tolerance p99",
+           WithJobs([](const Metrics& m) { return Fixed(m.wait_tolerance_share_p99, 2); })},
+          {"started in tolerance",
+           WithJobs([](const Metrics& m) { return Percent(m.started_within_tolerance); })},
+          {"  serverless", WithJobs([](const Metrics& m) {
+             return Percent(m.started_within_tolerance_by_type[0]);
+           })},
+          {"  offline", WithJobs([](const Metrics& m) {
+             return Percent(m.started_within_tolerance_by_type[1]);
+           })},
+          {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
+          {"tasks failed (expired)",
+           [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
+          {"tasks reported late early",
+           [](const Metrics& m) { return std::to_string(m.tasks_reported_late); }},
+          {"batch core-h/day lost",
+           [](const Metrics& m) { return Fixed(m.lost_core_hours_per_day, 0); }},
+          {"evictions /1000 c-days",
+           [](const Metrics& m) { return Fixed(m.evictions_per_1000_container_days, 2); }},
+          {"migrations /1000 c-days",
+           [](const Metrics& m) { return Fixed(m.migrations_per_1000_container_days, 2); }},
+          {"OOM kills", [](const Metrics& m) { return std::to_string(m.oom_kills); }},
+          {"health migrations",
+           [](const Metrics& m) { return std::to_string(m.health_migrations); }},
+          {"health scale-outs",
+           [](const Metrics& m) { return std::to_string(m.health_scale_outs); }},
+          {"latency p50", [](const Metrics& m) { return Fixed(m.latency_p50_us, 1) + " us"; }},
+          {"latency p99", [](const Metrics& m) { return Fixed(m.latency_p99_us, 1) + " us"; }},
+          {"planner call p50",
+           [](const Metrics& m) {
+             return m.plans > 0 ? Fixed(m.plan_latency_p50_us / 1000.0, 1) + " ms"
+                                : std::string("-");
+           }},
+          {"planner call p99",
+           [](const Metrics& m) {
+             return m.plans > 0 ? Fixed(m.plan_latency_p99_us / 1000.0, 1) + " ms"
+                                : std::string("-");
+           }},
+          {"  full re-plan p50",
+           [](const Metrics& m) {
+             return m.replans > 0 ? Fixed(m.replan_latency_p50_us / 1000.0, 1) + " ms"
+                                  : std::string("-");
+           }},
+          {"  full re-plan p99",
+           [](const Metrics& m) {
+             return m.replans > 0 ? Fixed(m.replan_latency_p99_us / 1000.0, 1) + " ms"
+                                  : std::string("-");
+           }},
+          {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
+      });
   return rows;
 }
 

@@ -597,18 +597,20 @@ EngineOptions EngineOptionsFor(const Scenario& scenario, const Policy& policy,
   return engine;
 }
 
+Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options) {
+  CheckPeriods(options);
+  // The scenario declares its services up front; each runs from its start event on.
+  LocalEngine engine(policy, EngineOptionsFor(scenario, policy, options), scenario.nodes,
+                     scenario.workload.services);
+  Simulation sim(scenario, policy, options, engine);
+  return sim.Run();
+}
+
 Metrics SimulateWith(const Scenario& scenario, const Policy& policy, const SimOptions& options,
                      EngineLink& engine) {
   CheckPeriods(options);
   Simulation sim(scenario, policy, options, engine);
   return sim.Run();
-}
-
-Metrics Simulate(const Scenario& scenario, const Policy& policy, const SimOptions& options) {
-  // The scenario declares its services up front; each runs from its start event on.
-  LocalEngine engine(policy, EngineOptionsFor(scenario, policy, options), scenario.nodes,
-                     scenario.workload.services);
-  return SimulateWith(scenario, policy, options, engine);
 }
 
 }  // namespace archimedes

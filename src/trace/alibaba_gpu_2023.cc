@@ -32,16 +32,14 @@ int64_t MemoryBytes(const CsvReader& csv) {
   return csv.Int(2, "memory_mib", 0, kMaxResourceAmount / kMiB) * kMiB;
 }
 
-// The models of a `gpu_spec` such as "P100|V100M16", empty parts left out.
+// The models of a `gpu_spec` such as "P100|V100M16" (the reader refuses empty ones).
 std::vector<std::string_view> SplitGpuSpec(std::string_view spec) {
   std::vector<std::string_view> models;
-  while (!spec.empty()) {
-    const size_t bar = spec.find('|');
-    const std::string_view model = spec.substr(0, bar);
-    if (!model.empty()) models.push_back(model);
-    if (bar == std::string_view::npos) break;
+  for (size_t bar = spec.find('|'); bar != std::string_view::npos; bar = spec.find('|')) {
+    models.push_back(spec.substr(0, bar));
     spec.remove_prefix(bar + 1);
   }
+  models.push_back(spec);
   return models;
 }
 
@@ -114,6 +112,10 @@ std::vector<Gpu2023Pod> ReadAlibabaGpu2023Pods(const std::string& path) {
     pod.requests = Resources::Of(CpuMilli(csv), MemoryBytes(csv), 0, 0, gpu);
     if (columns == 11) {
       pod.gpu_spec = std::string(csv.field(5));
+      if (!pod.gpu_spec.empty() && (pod.gpu_spec.front() == '|' || pod.gpu_spec.back() == '|' ||
+                                    pod.gpu_spec.find("||") != std::string::npos)) {
+        csv.Fail("gpu_spec \"" + pod.gpu_spec + "\" names an empty GPU model");
+      }
       pod.qos = std::string(csv.field(6));
       if (pod.qos != "LS" && pod.qos != "BE" && pod.qos != "Burstable" && pod.qos != "Guaranteed") {
         csv.Fail("unknown qos \"" + pod.qos + "\"");

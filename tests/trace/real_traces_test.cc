@@ -447,6 +447,16 @@ TEST_F(MalformedTraceTest, PodListWithANonNumber) {
   ExpectRejected([&] { ReadAlibabaGpu2023Pods(path); }, path, 3, "cpu_milli");
 }
 
+TEST_F(MalformedTraceTest, PodListWithAnEmptyGpuModel) {
+  std::string path =
+      Write("pods.csv",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+            "deletion_time,scheduled_time\n"
+            "p0,1000,1024,1,1000,P100|V100M16,LS,Running,0,10,0\n"
+            "p1,1000,1024,1,1000,P100|,LS,Running,0,10,0\n");
+  ExpectRejected([&] { ReadAlibabaGpu2023Pods(path); }, path, 3, "names an empty GPU model");
+}
+
 TEST_F(MalformedTraceTest, BatchTaskTruncatedOnItsLastLine) {
   std::string path =
       Write("batch_task.csv",
