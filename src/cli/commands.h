@@ -13,6 +13,7 @@ void AddFaultsCommand(CLI::App& app);
 void AddServeCommand(CLI::App& app);
 void AddReplayCommand(CLI::App& app);
 void AddAgentCommand(CLI::App& app);
+void AddEvaluateCommand(CLI::App& app);
 
 }  // namespace archimedes::cli
 

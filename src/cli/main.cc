@@ -43,6 +43,7 @@ int Run(int argc, char** argv) {
     archimedes::cli::AddServeCommand(app);
     archimedes::cli::AddReplayCommand(app);
     archimedes::cli::AddAgentCommand(app);
+    archimedes::cli::AddEvaluateCommand(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e, argc, argv);

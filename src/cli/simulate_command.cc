@@ -18,8 +18,10 @@
 #include "model/limits.h"
 #include "model/parallel_map.h"
 #include "profile/profile.h"
+#include "sched/reclaimable.h"
 #include "sim/html_report.h"
 #include "sim/peak_load.h"
+#include "sim/regime.h"
 #include "sim/report.h"
 #include "sim/scenario_source.h"
 #include "sim/services_only.h"
@@ -47,6 +49,7 @@ struct SimulateArgs {
   std::string sla_report_path;
   std::string report_path;
   std::string explain_service;
+  std::string regime;  // empty: the generator's parameters as given
   std::vector<std::string> overrides;
   std::vector<std::string> job_files;
   int64_t warmup_s = kSecondsPerDay;
@@ -80,6 +83,18 @@ std::string TasksDone(const SimProgress& p) {
          " done";
 }
 
+// `path` with `-<tag>` before its extension: each regime's files beside the others'.
+std::string Tagged(const std::string& path, std::string_view tag) {
+  if (path.empty()) return path;
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  const size_t at =
+      dot == std::string::npos || (slash != std::string::npos && dot < slash) ? path.size() : dot;
+  return path.substr(0, at) + "-" + std::string(tag) + path.substr(at);
+}
+
+int Compare(const SimulateArgs& args, std::optional<Regime> regime);
+
 int Run(const SimulateArgs& args) {
   if (args.list_params) {
     for (const ParamInfo& p : DescribeGeneratorParams(GeneratorParams{})) {
@@ -87,6 +102,33 @@ int Run(const SimulateArgs& args) {
     }
     return 0;
   }
+  if (args.regime.empty()) return Compare(args, std::nullopt);
+  if (!args.scenario.empty() || !args.trace.empty()) {
+    throw std::invalid_argument(
+        "--regime applies to the generated scenario, not to --scenario or "
+        "--trace");
+  }
+  for (const std::string& kv : args.overrides) {
+    if (kv.starts_with("batch_load=")) {
+      throw std::invalid_argument("--regime sets batch_load: give one or the other, not both");
+    }
+  }
+  if (args.regime != "both") return Compare(args, ParseRegime(args.regime));
+  // Both regimes, one after the other; each writes its files with its name in them.
+  for (Regime r : {Regime::kFits, Regime::kOverloaded}) {
+    SimulateArgs tagged = args;
+    const std::string_view name = RegimeName(r);
+    for (std::string* path : {&tagged.json_path, &tagged.sla_report_path, &tagged.report_path,
+                              &tagged.record_usage_path}) {
+      *path = Tagged(*path, name);
+    }
+    if (const int rc = Compare(tagged, r); rc != 0) return rc;
+    if (r == Regime::kFits) std::cout << "\n";
+  }
+  return 0;
+}
+
+int Compare(const SimulateArgs& args, std::optional<Regime> regime) {
   std::vector<std::string> policies =
       args.policies.empty() ? DefaultComparison() : SplitComma(args.policies);
   bool buffered = false;
@@ -111,6 +153,9 @@ int Run(const SimulateArgs& args) {
     }
     SetGeneratorParam(request.generator, kv.substr(0, eq), kv.substr(eq + 1));
   }
+  if (regime)
+    request.generator =
+        ForRegime(request.generator, *regime, args.buffer.value_or(kDefaultBurstBuffer));
   // An output that cannot be written fails now, not after the whole run.
   for (const std::string& path : {args.json_path, args.sla_report_path, args.report_path}) {
     if (!path.empty()) CheckWritable(path);
@@ -129,6 +174,11 @@ int Run(const SimulateArgs& args) {
   nlohmann::json described = DescribeScenario(scenario, args.seed, args.warmup_s);
   described["rejected_jobs"] = rejected_jobs;
   if (args.buffer) described["buffer"] = *args.buffer;
+  if (regime) {
+    described["regime"] = {{"name", RegimeName(*regime)},
+                           {"batch_load", request.generator.batch_load},
+                           {"headline", RegimeHeadline(*regime)}};
+  }
 
   if (!args.explain_service.empty()) {
     bool known = false;
@@ -276,6 +326,11 @@ void AddSimulateCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--set", args->overrides,
                   "Override a generator parameter: key=value (repeatable)");
+  cmd->add_option("--regime", args->regime,
+                  "Size the generated batch stream: 'fits' (offered ≈ what the fleet can "
+                  "reclaim), 'overloaded' (batch_load 1), or 'both', one after the other "
+                  "(docs/generator.md)")
+      ->check(CLI::IsMember({"fits", "overloaded", "both"}));
   cmd->add_flag("--list-params", args->list_params, "List the generator parameters and exit");
   cmd->add_flag("--surge", args->surge,
                 "A sales-day surge on the last simulated day (generator: surge_day, surge_start, "

@@ -18,21 +18,31 @@ void BatchQueue::Place(EngineCore& core) {
   core.freed_nodes.clear();
   const bool unpark_all = core.unpark_all;
   core.unpark_all = false;
+  const bool on_time_first = batch.OnTimeFirst();
   for (auto& [priority, queue] : core.job_queue()) {
-    size_t keep = 0;
-    for (size_t i = 0; i < queue.size(); ++i) {
-      const int32_t j = queue[i];
-      JobRun& run = core.job_run(j);
-      core.ExpireJob(j);
-      // Tasks the strategy does not place greedily start between its plans only where capacity
-      // has just been freed, not to leave it idle.
-      const Resources& shape = core.job(j).task_requests;
-      bool may_fit = run.greedy && (!run.parked || unpark_all);
-      if (!may_fit) {
-        may_fit = true;
-        for (Dim d : kRequestDims) may_fit = may_fit && shape[d] <= freed_envelope[d];
+    // Pass 0 offers room to the jobs whose deadline has not passed, pass 1 to the others; without
+    // OnTimeFirst one pass takes them all in arrival order.
+    for (int pass = on_time_first ? 0 : 1; pass < 2; ++pass) {
+      for (int32_t j : queue) {
+        JobRun& run = core.job_run(j);
+        core.ExpireJob(j);
+        if (run.pending <= 0) continue;
+        const BatchJob& job = core.job(j);
+        const bool on_time = core.now() <= job.submit_time + job.delay_tolerance_s;
+        if (on_time_first && on_time != (pass == 0)) continue;
+        // Tasks the strategy does not place greedily start between its plans only where capacity
+        // has just been freed, not to leave it idle.
+        bool may_fit = run.greedy && (!run.parked || unpark_all);
+        if (!may_fit) {
+          may_fit = true;
+          for (Dim d : kRequestDims) may_fit = may_fit && job.task_requests[d] <= freed_envelope[d];
+        }
+        if (may_fit) run.parked = !PlaceJob(core, j) && run.pending > 0;
       }
-      if (run.pending > 0 && may_fit) run.parked = !PlaceJob(core, j) && run.pending > 0;
+    }
+    size_t keep = 0;
+    for (int32_t j : queue) {
+      JobRun& run = core.job_run(j);
       if (run.pending > 0) {
         queue[keep++] = j;
       } else {

@@ -82,6 +82,10 @@ class PlannedBatch final : public BatchPlacement {
     return job.type == JobType::kServerless || !Planned(job);
   }
 
+  // Room freed between re-plans goes in the plan's own order: a late task never takes it from
+  // one that can still start in time.
+  bool OnTimeFirst() const override { return true; }
+
   bool Due(const EngineCore& core) const override {
     return replan_ || PlanBin(core.now()) != planned_bin_;
   }

@@ -131,14 +131,16 @@ std::vector<Point> WaitCdf(std::vector<double> shares) {
 }
 
 std::string WaitSection(const std::vector<ReportedRun>& runs, std::vector<std::string>& figures) {
-  std::vector<std::vector<std::string>> table = {
-      {"", "wait/tolerance p50", "p99", "started in tolerance", "serverless", "offline"}};
+  std::vector<std::vector<std::string>> table = {{"", "wait/tolerance p50", "p99",
+                                                  "started in tolerance", "serverless", "offline",
+                                                  "lateness, prio-weighted"}};
   for (const ReportedRun& run : runs) {
     const Metrics& m = run.result.metrics;
     table.push_back({run.result.policy, Fixed(m.wait_tolerance_share_p50, 2),
                      Fixed(m.wait_tolerance_share_p99, 2), Percent(m.started_within_tolerance),
                      Percent(m.started_within_tolerance_by_type[0]),
-                     Percent(m.started_within_tolerance_by_type[1])});
+                     Percent(m.started_within_tolerance_by_type[1]),
+                     Fixed(m.weighted_lateness_s, 0) + " s"});
   }
   std::string missing;
   for (JobType type : {JobType::kServerless, JobType::kOffline}) {

@@ -31,6 +31,10 @@ struct Metrics {
   double wait_p50_s = 0, wait_p99_s = 0;
   double wait_tolerance_share_p50 = 0, wait_tolerance_share_p99 = 0;  // wait ÷ tolerance
   double started_within_tolerance = 1;
+  // Mean lateness of batch tasks, max(0, start − (submit + tolerance)), weighted by their job's
+  // priority (at least 1): a task never started counts until its submitter gave up, or until the
+  // end of the run. The overloaded regime's headline beside core-hours (sim/regime.h).
+  double weighted_lateness_s = 0;
   std::array<double, 2> started_within_tolerance_by_type{1, 1};  // by JobType
   double evictions_per_1000_container_days = 0;
   double migrations_per_1000_container_days = 0;

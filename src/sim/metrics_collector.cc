@@ -45,6 +45,14 @@ void MetricsCollector::TaskStarted(int64_t now, int32_t j, bool first_start) {
     last_start_time_ = now;
   }
   JudgeStarts(job, 1, wait <= job.delay_tolerance_s);
+  AddLateness(job, 1, now);
+}
+
+void MetricsCollector::AddLateness(const BatchJob& job, int64_t tasks, int64_t start) {
+  const double weight = static_cast<double>(std::max(job.priority, 1)) * static_cast<double>(tasks);
+  const int64_t late = std::max<int64_t>(0, start - (job.submit_time + job.delay_tolerance_s));
+  weighted_lateness_sum_ += weight * static_cast<double>(late);
+  lateness_weight_ += weight;
 }
 
 void MetricsCollector::JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance) {
@@ -191,8 +199,10 @@ Metrics MetricsCollector::Finish(int64_t end, size_t submitted, const EngineLink
     m.tasks_running += status.running;
     m.tasks_queued += status.pending;
     m.tasks_failed += status.failed;
-    if (status.pending == 0 && job.submit_time >= warmup_s_) {
-      JudgeStarts(job, job.tasks - status.first_started, false);  // never started
+    if (job.submit_time >= warmup_s_) {
+      const int never_started = job.tasks - status.first_started;
+      if (status.pending == 0) JudgeStarts(job, never_started, false);
+      AddLateness(job, never_started, std::min(end, give_up_at[j]));
     }
     // A job submitted after the end never waited in the run: it is not judged.
     const bool due = job.submit_time >= warmup_s_ &&
@@ -235,6 +245,7 @@ Metrics MetricsCollector::Finish(int64_t end, size_t submitted, const EngineLink
   m.wait_p99_s = Percentile(waits_, 0.99);
   m.wait_tolerance_share_p50 = Percentile(wait_shares_, 0.5);
   m.wait_tolerance_share_p99 = Percentile(wait_shares_, 0.99);
+  if (lateness_weight_ > 0) m.weighted_lateness_s = weighted_lateness_sum_ / lateness_weight_;
   if (tasks_judged_ > 0) {
     m.started_within_tolerance = static_cast<double>(tasks_within_tolerance_) / tasks_judged_;
   }

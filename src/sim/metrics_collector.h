@@ -79,6 +79,7 @@ class MetricsCollector {
   };
 
   void JudgeStarts(const BatchJob& job, int64_t tasks, bool within_tolerance);
+  void AddLateness(const BatchJob& job, int64_t tasks, int64_t start);
   double CoreSeconds(const BatchJob& job) const;
 
   const Workload& workload_;
@@ -102,6 +103,7 @@ class MetricsCollector {
   int64_t last_start_time_ = -1;
   int64_t tasks_within_tolerance_ = 0, tasks_judged_ = 0;
   std::array<int64_t, 2> type_within_tolerance_{}, type_judged_{};  // by JobType
+  double weighted_lateness_sum_ = 0, lateness_weight_ = 0;
   double offered_core_seconds_ = 0;  // the CPU work of the jobs submitted after warm-up
   double lost_core_seconds_ = 0;     // the progress of batch tasks killed after warm-up
   int64_t evictions_ = 0, migrations_ = 0, oom_kills_ = 0, failure_kills_ = 0;

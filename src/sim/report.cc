@@ -124,6 +124,8 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
           {"  offline", WithJobs([](const Metrics& m) {
              return Percent(m.started_within_tolerance_by_type[1]);
            })},
+          {"lateness, prio-weighted",
+           WithJobs([](const Metrics& m) { return Fixed(m.weighted_lateness_s, 0) + " s"; })},
           {"tasks finished", [](const Metrics& m) { return std::to_string(m.tasks_finished); }},
           {"tasks failed (expired)",
            [](const Metrics& m) { return std::to_string(m.tasks_failed); }},
@@ -169,6 +171,11 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
 
 std::string FormatScenarioHeader(const nlohmann::json& scenario) {
   std::string out = "scenario: " + scenario.value("name", std::string()) + "\n";
+  if (const auto regime = scenario.find("regime"); regime != scenario.end()) {
+    out += "  regime: " + regime->value("name", std::string()) + " (batch_load " +
+           Fixed(regime->value("batch_load", 0.0), 3) +
+           "): " + regime->value("headline", std::string()) + "\n";
+  }
   out += "  " + std::to_string(scenario.value("nodes", 0)) + " nodes, " +
          std::to_string(scenario.value("services", 0)) + " services (" +
          std::to_string(scenario.value("service_replicas", 0)) + " replicas, " +
@@ -245,6 +252,7 @@ nlohmann::json ToJson(const nlohmann::json& scenario, const std::vector<PolicyRe
           {"started_within_tolerance", m.started_within_tolerance},
           {"started_within_tolerance_serverless", m.started_within_tolerance_by_type[0]},
           {"started_within_tolerance_offline", m.started_within_tolerance_by_type[1]},
+          {"weighted_lateness_s", m.weighted_lateness_s},
           {"tasks",
            {{"submitted", m.tasks_submitted},
             {"finished", m.tasks_finished},
@@ -313,6 +321,8 @@ nlohmann::json ReportFormatJson(const std::string& tool_version, const std::stri
             {"policies.*.batch.wait_tolerance_share_p50", "ratio of wait to delay tolerance"},
             {"policies.*.batch.wait_tolerance_share_p99", "ratio of wait to delay tolerance"},
             {"policies.*.batch.started_within_tolerance*", "share of jobs, in [0, 1]"},
+            {"policies.*.batch.weighted_lateness_s",
+             "seconds, mean of max(0, start − deadline) per task weighted by job priority"},
             {"policies.*.batch.tasks.*", "tasks"},
             {"policies.*.disruption.*_per_1000_container_days", "events per 1,000 container-days"},
             {"policies.*.latency_us.p50", "microseconds"},

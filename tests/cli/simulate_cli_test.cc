@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -197,6 +199,77 @@ TEST(SimulateCliTest, ShrinkFindsTheFewestNodesPerPolicy) {
     EXPECT_EQ(largest_failing, needed - 1);
     EXPECT_EQ(shrink["at_needed"]["hot_node_time"].get<double>(), 0.0);
   }
+}
+
+// --regime both: the fitting stream, then the overloaded one, each table naming its regime and
+// each report written beside the other with its name in it.
+TEST(SimulateCliTest, BothRegimesOneAfterTheOther) {
+  const std::string json = TempPath("regimes.json");
+  const CommandResult r = Archimedes(
+      "simulate --nodes 20 --days 2 --quiet --policy reclaim,archimedes --regime both --json " +
+      json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t fits = r.output.find("regime: fits (batch_load 0.");
+  const size_t overloaded = r.output.find("regime: overloaded (batch_load 1.000)");
+  ASSERT_NE(fits, std::string::npos) << r.output;
+  ASSERT_NE(overloaded, std::string::npos) << r.output;
+  EXPECT_LT(fits, overloaded);
+  EXPECT_NE(r.output.find("lateness, prio-weighted"), std::string::npos) << r.output;
+  std::map<std::string, nlohmann::json> docs;
+  for (const char* regime : {"fits", "overloaded"}) {
+    const std::string path = TempPath(std::string("regimes-") + regime + ".json");
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    docs[regime] = nlohmann::json::parse(std::ifstream(path));
+    std::filesystem::remove(path);
+    EXPECT_EQ(docs[regime]["scenario"]["regime"]["name"], regime);
+  }
+  EXPECT_FALSE(std::filesystem::exists(json));
+  // The fitting stream offers less than the overloaded one, on the same fleet and services.
+  const auto offered = [&](const std::string& regime) {
+    return docs[regime]["policies"]["reclaim"]["batch"]["offered_core_hours_per_day"].get<double>();
+  };
+  EXPECT_LT(offered("fits"), offered("overloaded"));
+  EXPECT_EQ(docs["fits"]["scenario"]["service_replicas"],
+            docs["overloaded"]["scenario"]["service_replicas"]);
+
+  const CommandResult on_trace = Archimedes("simulate --scenario real --regime fits");
+  EXPECT_NE(on_trace.status, 0);
+  EXPECT_NE(on_trace.output.find("--regime applies to the generated scenario"), std::string::npos)
+      << on_trace.output;
+  const CommandResult with_load =
+      Archimedes("simulate --nodes 5 --days 2 --regime fits --set batch_load=0.5");
+  EXPECT_NE(with_load.status, 0);
+  EXPECT_NE(with_load.output.find("--regime sets batch_load"), std::string::npos)
+      << with_load.output;
+  const CommandResult unknown = Archimedes("simulate --nodes 5 --days 2 --regime full");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.output.find("--regime"), std::string::npos) << unknown.output;
+}
+
+// evaluate: every run's command above its table, the summary, and each run that cannot be made
+// (no traces here) named with the reason; the JSON holds the same runs.
+TEST(SimulateCliTest, EvaluateWritesTheScorecardAndSaysWhatItSkipped) {
+  const std::string md = TempPath("scorecard.md");
+  const std::string json = TempPath("scorecard.json");
+  const CommandResult r = Archimedes(
+      "evaluate --nodes 10 --seeds 1 --traces-dir /nonexistent --out " + md + " --json " + json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(md);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* expected :
+       {"# Archimedes scorecard", "## Summary",
+        "| generated, fits, seed 1 | started in tolerance |",
+        "archimedes simulate --nodes 10 --days 2 --seed 1 --regime overloaded",
+        "- Alibaba 2017 batch trace: /nonexistent/alibaba-v2017/batch_task.csv is missing",
+        "- GPU 2023 pod list default: /nonexistent/alibaba-gpu-v2023/"}) {
+    EXPECT_NE(page.find(expected), std::string::npos) << expected << "\n" << page;
+  }
+  const nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][1]["name"], "generated, overloaded, seed 1");
+  EXPECT_TRUE(doc["runs"][1]["policies"].contains("services-only"));
+  std::filesystem::remove(md);
+  std::filesystem::remove(json);
 }
 
 TEST(SimulateCliTest, BadInputGetsAClearError) {

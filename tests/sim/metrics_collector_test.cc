@@ -140,6 +140,8 @@ TEST(MetricsCollectorTest, FiguresOfATinyRunMatchTheirHandComputedValues) {
   EXPECT_DOUBLE_EQ(m.started_within_tolerance_by_type[static_cast<size_t>(JobType::kOffline)], 0.5);
   EXPECT_DOUBLE_EQ(m.started_within_tolerance_by_type[static_cast<size_t>(JobType::kServerless)],
                    1);
+  // Lateness: 0 s for the first start, 120 − 50 = 70 s for the second; priority 0 weighs 1.
+  EXPECT_DOUBLE_EQ(m.weighted_lateness_s, 35);
   // Core-seconds: 2 tasks × 1 core × 100 s offered and done, 50 lost; over one measured day.
   EXPECT_DOUBLE_EQ(m.offered_core_hours_per_day, 200.0 / 3600.0);
   EXPECT_DOUBLE_EQ(m.batch_core_hours_per_day, 200.0 / 3600.0);
@@ -195,6 +197,42 @@ TEST(MetricsCollectorTest, TheWarmUpIsLeftOut) {
   EXPECT_EQ(m.tasks_reported_late, 0);
   EXPECT_EQ(m.services_counted + m.jobs_counted, 0);
   EXPECT_DOUBLE_EQ(m.sla_all, 1);
+}
+
+// Lateness is weighted by priority, and a task that never started counts until its submitter gave
+// up or, if it has not, until the end of the run.
+TEST(MetricsCollectorTest, LatenessIsWeightedByPriorityAndCountsTasksNeverStarted) {
+  Workload workload;
+  auto job = [](const char* name, int priority, int64_t cpu) {
+    return BatchJob{.name = name,
+                    .tasks = 1,
+                    .task_requests = Resources::Of(cpu, kGi),
+                    .duration_estimate_s = 500,
+                    .duration_s = 500,
+                    .delay_tolerance_s = 10,
+                    .priority = priority};
+  };
+  workload.jobs = {job("starts", 5, 1000), job("gives-up", 3, 2500), job("still-waits", 1, 2500)};
+  const std::vector<int64_t> give_up = {kNever, 100, kNever};
+  LocalEngine engine(MakePolicy("k8s-default"), {}, {TheNode()}, {});
+  MetricsCollector collector(workload, /*warmup_s=*/0, /*tick_s=*/60, /*burst_buffer=*/0.1,
+                             nullptr);
+  for (int32_t j = 0; j < 3; ++j) {
+    engine.SubmitJob(workload.jobs[j], give_up[j]);
+    collector.JobSubmitted(workload.jobs[j]);
+  }
+  engine.Schedule();
+  int started = 0;
+  for (const Action& a : engine.actions()) {
+    if (a.kind != ActionKind::kStartTask) continue;
+    ASSERT_EQ(a.job, 0);  // first by priority; the others need 2.5 of the 2 cores left
+    collector.TaskStarted(0, a.job, a.first_start);
+    ++started;
+  }
+  ASSERT_EQ(started, 1);
+  const Metrics m = collector.Finish(1000, 3, engine, give_up);
+  // (5 × 0 + 3 × (100 − 10) + 1 × (1000 − 10)) ÷ (5 + 3 + 1).
+  EXPECT_DOUBLE_EQ(m.weighted_lateness_s, (3.0 * 90 + 990) / 9);
 }
 
 }  // namespace

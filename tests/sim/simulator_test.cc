@@ -415,7 +415,9 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
 // estimates run up to twice the actual duration, so room frees earlier than planned; and a job
 // fitted between full re-plans is reported before the next re-plan, which orders every pending job
 // by deadline, may find it a start in time (86 of 367 reported jobs here started every task in
-// time, against 37 of 315 when only full re-plans reported). No job starts late unreported.
+// time, against 37 of 315 when only full re-plans reported); and room freed between re-plans goes
+// to the jobs still in time first (issue 21), which rescues more of them (98 of 285 since). Most
+// reports still come true. No job starts late unreported.
 TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
   GeneratorParams p;
   p.nodes = 30;
@@ -449,7 +451,7 @@ TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
     wrong += static_cast<int>(started_in_time[j].size()) == scenario.workload.jobs[j].tasks;
   }
   ASSERT_GT(reported.size(), 20u) << "the stream should overload the fleet";
-  EXPECT_LE(wrong * 3, static_cast<int>(reported.size()))
+  EXPECT_LT(wrong * 2, static_cast<int>(reported.size()))
       << wrong << " of " << reported.size() << " reported jobs started in time";
   ASSERT_FALSE(started_late.empty());
   for (int32_t j : started_late) EXPECT_TRUE(reported.count(j)) << "job " << j;
