@@ -55,6 +55,7 @@ struct SimulateArgs {
   int64_t warmup_s = kSecondsPerDay;
   bool list_params = false;
   bool surge = false;
+  bool packing = false;
   bool shrink = false;
   bool quiet = false;
   int threads = 0;               // 0: one per core, at most one per policy
@@ -141,7 +142,8 @@ int Compare(const SimulateArgs& args, std::optional<Regime> regime) {
   ScenarioRequest request{.scenario = args.scenario,
                           .trace = args.trace,
                           .traces_dir = args.traces_dir,
-                          .job_files = args.job_files};
+                          .job_files = args.job_files,
+                          .gpu_packing = args.packing};
   request.generator.nodes = args.nodes;
   request.generator.days = args.days;
   request.generator.seed = args.seed;
@@ -335,6 +337,10 @@ void AddSimulateCommand(CLI::App& app) {
   cmd->add_flag("--surge", args->surge,
                 "A sales-day surge on the last simulated day (generator: surge_day, surge_start, "
                 "surge_duration, surge_factor)");
+  cmd->add_flag("--packing", args->packing,
+                "With --trace of a GPU 2023 pod list: replay it as the FGD paper packs it (pods in "
+                "a --seed order arrive over a day until they request 1.3x the fleet's GPUs, none "
+                "leaves; then an hour of the fleet full: unplaced pods, GPU allocation)");
   cmd->add_option("--jobs", args->job_files, "Add the jobs of a native jobs file (repeatable)");
   AddDurationFlag(cmd, "--warmup", &args->warmup_s, "Warm-up before metrics start", 0,
                   kMaxDurationSeconds);

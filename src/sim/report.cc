@@ -166,6 +166,15 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
            }},
           {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
       });
+  // A fleet with GPUs: how much of them the requests hold (1 − the GPUs left unallocated).
+  const bool gpus = std::any_of(results.begin(), results.end(), [](const PolicyResult& r) {
+    return r.metrics.allocation_rate[static_cast<int>(Dim::kGpu)] > 0;
+  });
+  if (gpus) {
+    rows.insert(rows.begin() + 2, {"allocation gpu", [](const Metrics& m) {
+                                     return Percent(m.allocation_rate[static_cast<int>(Dim::kGpu)]);
+                                   }});
+  }
   return rows;
 }
 

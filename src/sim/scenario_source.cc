@@ -50,6 +50,7 @@ Scenario FromTrace(const ScenarioRequest& request, const std::string& path) {
   options.days = request.generator.days;
   options.seed = request.generator.seed;
   options.places_every_replica = KubernetesCheck(options.seed);
+  options.gpu_packing = request.gpu_packing;
   return LoadTrace(path, options);
 }
 
@@ -181,6 +182,9 @@ void MergeScenario(Scenario& base, Scenario extra) {
 
 Scenario BuildScenario(const ScenarioRequest& request, std::vector<std::string>* rejected_jobs) {
   Scenario scenario;
+  if (request.gpu_packing && request.trace.empty()) {
+    throw std::invalid_argument("--packing replays a trace: give --trace with a GPU 2023 pod list");
+  }
   if (!request.trace.empty()) {
     scenario = FromTrace(request, request.trace);
   } else if (request.scenario == "real") {

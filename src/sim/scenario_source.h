@@ -26,6 +26,7 @@ struct ScenarioRequest {
   std::string traces_dir;     // where "real" finds the traces
   GeneratorParams generator;  // nodes, days and seed also size the real scenario and traces
   std::vector<std::string> job_files;  // native job files added to the workload
+  bool gpu_packing = false;            // the trace, a GPU 2023 pod list, replayed as FGD packs it
 };
 
 // Throws TraceError or std::invalid_argument naming the bad input. Jobs of a job file, or a

@@ -1,6 +1,7 @@
 #include "sim/scorecard.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "model/text_table.h"
@@ -10,6 +11,8 @@ namespace archimedes {
 namespace {
 
 using Format = ScorecardRow::Format;
+// Figures this close (relative) are a tie: printed alike, neither is better.
+constexpr double kTie = 1e-9;
 constexpr std::string_view kArchimedes = "archimedes";
 
 std::optional<double> ValueOf(const nlohmann::json& policy, const ScorecardRow& row) {
@@ -107,15 +110,17 @@ const std::vector<ScorecardRow>& ScorecardRows() {
   return kRows;
 }
 
-std::string BestPolicy(const nlohmann::json& report, const ScorecardRow& row) {
-  std::string best;
+std::vector<std::string> BestPolicies(const nlohmann::json& report, const ScorecardRow& row) {
+  std::vector<std::string> best;
   double best_value = 0;
   for (const auto& [name, policy] : Policies(report).items()) {
     if (name == kServicesOnly) continue;
     const std::optional<double> v = ValueOf(policy, row);
     if (!v) continue;
-    if (best.empty() || (row.higher_is_better ? *v > best_value : *v < best_value)) {
-      best = name;
+    if (!best.empty() && std::abs(*v - best_value) <= kTie * std::max(1.0, std::abs(best_value))) {
+      best.push_back(name);
+    } else if (best.empty() || (row.higher_is_better ? *v > best_value : *v < best_value)) {
+      best = {name};
       best_value = *v;
     }
   }
@@ -133,7 +138,11 @@ std::string FormatScorecardMarkdown(const std::string& title, const std::string&
       const nlohmann::json& policies = Policies(run.report);
       const auto ours = policies.find(kArchimedes);
       const auto baseline = BestBaseline(run.report, *row);
-      out += "| " + run.name + " | " + row->label + " | " + BestPolicy(run.report, *row) + " | " +
+      std::string best;
+      for (const std::string& name : BestPolicies(run.report, *row)) {
+        best += (best.empty() ? "" : ", ") + name;
+      }
+      out += "| " + run.name + " | " + row->label + " | " + best + " | " +
              (ours == policies.end() ? "–" : Cell(*ours, *row)) + " | " +
              (baseline ? Formatted(baseline->second, row->format) + " (" + baseline->first + ")"
                        : "–") +
@@ -154,11 +163,13 @@ std::string FormatScorecardMarkdown(const std::string& title, const std::string&
       if (!Shown(run.report, row)) continue;
       const bool headline =
           std::find(run.headlines.begin(), run.headlines.end(), row.key) != run.headlines.end();
-      const std::string best = headline ? BestPolicy(run.report, row) : "";
+      const std::vector<std::string> best =
+          headline ? BestPolicies(run.report, row) : std::vector<std::string>{};
       out += "| " + (headline ? "**" + row.label + "**" : row.label) + " |";
       for (const auto& [name, policy] : policies.items()) {
         const std::string cell = Cell(policy, row);
-        out += " " + (name == best ? "**" + cell + "**" : cell) + " |";
+        const bool bold = std::find(best.begin(), best.end(), name) != best.end();
+        out += " " + (bold ? "**" + cell + "**" : cell) + " |";
       }
       out += "\n";
     }

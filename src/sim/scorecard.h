@@ -32,9 +32,9 @@ struct ScorecardRow {
 };
 const std::vector<ScorecardRow>& ScorecardRows();
 
-// The policy that does best on `row` in `report` among the policies other than services-only
-// (which runs no batch); empty when none has the figure.
-std::string BestPolicy(const nlohmann::json& report, const ScorecardRow& row);
+// The policies that do best on `row` in `report` (several when they tie), among those other than
+// services-only (which runs no batch); empty when none has the figure.
+std::vector<std::string> BestPolicies(const nlohmann::json& report, const ScorecardRow& row);
 
 // `title` and `preamble` (markdown) head the page; then the summary (one line per run and
 // headline: the best policy, archimedes' figure, the best other's), then per run its command and

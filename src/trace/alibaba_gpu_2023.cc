@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/limits.h"
+#include "model/random.h"
 #include "trace/alibaba_2017.h"
 #include "trace/csv_reader.h"
 
@@ -18,6 +21,10 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 
 constexpr int kServicePriority = 100;
 constexpr int kBurstablePriority = 50;
+
+// Packing replay: at most this many passes over a list (a list whose GPU requests are tiny against
+// the fleet stops there).
+constexpr int kPackingMaxPasses = 100;
 
 // Trace times are seconds from the trace's start.
 constexpr int64_t kMaxTime = kMaxDurationSeconds;
@@ -41,6 +48,37 @@ std::vector<std::string_view> SplitGpuSpec(std::string_view spec) {
   }
   models.push_back(spec);
   return models;
+}
+
+// A pod as a one-replica service: its QoS (LS, Guaranteed and unlabelled pods Guaranteed,
+// Burstable and BE Burstable) and its GPU models as written.
+Service ServiceOf(const Gpu2023Pod& pod) {
+  Service service;
+  service.name = pod.name;
+  service.app = pod.name;
+  service.requests = pod.requests;
+  if (pod.qos == "Burstable" || pod.qos == "BE") {
+    service.qos = QosClass::kBurstable;
+    service.priority = kBurstablePriority;
+  } else {
+    // LS, Guaranteed, and the unlabelled pods of 5-column lists (mostly LS in the default mix).
+    service.qos = QosClass::kGuaranteed;
+    service.limits = pod.requests;
+    service.priority = kServicePriority;
+  }
+  if (!pod.gpu_spec.empty()) {
+    if (pod.gpu_spec.find('|') == std::string::npos) {
+      service.node_selector["gpu-model"] = pod.gpu_spec;
+    } else {
+      // Any of the models: kube-scheduler's required node affinity, `gpu-model In (a, b)`.
+      NodeSelectorRequirement any_model{.key = "gpu-model", .op = SelectorOp::kIn};
+      for (std::string_view model : SplitGpuSpec(pod.gpu_spec)) {
+        any_model.values.emplace_back(model);
+      }
+      service.node_affinity.push_back(NodeSelectorTerm{.match_expressions = {any_model}});
+    }
+  }
+  return service;
 }
 
 }  // namespace
@@ -176,34 +214,10 @@ Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods) {
       out.workload.jobs.push_back(std::move(job));
       continue;
     }
-    Service service;
-    service.name = pod.name;
-    service.app = pod.name;
-    service.requests = pod.requests;
-    if (pod.qos == "Burstable") {
-      service.qos = QosClass::kBurstable;
-      service.priority = kBurstablePriority;
-    } else {
-      // LS, Guaranteed, and the unlabelled pods of 5-column lists (mostly LS in the default mix).
-      service.qos = QosClass::kGuaranteed;
-      service.limits = pod.requests;
-      service.priority = kServicePriority;
-    }
+    Service service = ServiceOf(pod);
     if (timed) {
       service.start_time = rebase(*pod.creation_time);
       service.end_time = rebase(*pod.deletion_time);
-    }
-    if (!pod.gpu_spec.empty()) {
-      if (pod.gpu_spec.find('|') == std::string::npos) {
-        service.node_selector["gpu-model"] = pod.gpu_spec;
-      } else {
-        // Any of the models: kube-scheduler's required node affinity, `gpu-model In (a, b)`.
-        NodeSelectorRequirement any_model{.key = "gpu-model", .op = SelectorOp::kIn};
-        for (std::string_view model : SplitGpuSpec(pod.gpu_spec)) {
-          any_model.values.emplace_back(model);
-        }
-        service.node_affinity.push_back(NodeSelectorTerm{.match_expressions = {any_model}});
-      }
     }
     out.workload.services.push_back(std::move(service));
   }
@@ -211,6 +225,51 @@ Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods) {
       out.workload.jobs.begin(), out.workload.jobs.end(),
       [](const BatchJob& a, const BatchJob& b) { return a.submit_time < b.submit_time; });
   return out;
+}
+
+Workload Gpu2023PackingWorkload(const std::vector<Gpu2023Pod>& pods, int64_t fleet_gpu,
+                                uint64_t seed) {
+  int64_t list_gpu = 0;
+  for (const Gpu2023Pod& pod : pods) list_gpu += pod.requests[Dim::kGpu];
+  // Whole passes over the list until the pods arrived request the target; a list without GPU
+  // requests arrives once.
+  const auto target = static_cast<int64_t>(kPackingInflation * static_cast<double>(fleet_gpu));
+  std::vector<size_t> order(pods.size());
+  std::vector<const Gpu2023Pod*> arrivals;
+  Random rng(seed);
+  int64_t arrived_gpu = 0;
+  for (int pass = 0; !pods.empty() && pass < kPackingMaxPasses; ++pass) {
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t i = order.size(); i > 1; --i) {
+      std::swap(order[i - 1], order[static_cast<size_t>(rng.UniformInt(0, i - 1))]);
+    }
+    for (size_t i : order) {
+      if (list_gpu > 0 && arrived_gpu >= target) break;
+      arrivals.push_back(&pods[i]);
+      arrived_gpu += pods[i].requests[Dim::kGpu];
+    }
+    if (list_gpu == 0 || arrived_gpu >= target) break;
+  }
+  Workload workload;
+  workload.services.reserve(arrivals.size());
+  std::map<std::string_view, int> copies;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    Service service = ServiceOf(*arrivals[i]);
+    if (const int copy = copies[arrivals[i]->name]++; copy > 0) {
+      service.name += "-" + std::to_string(copy);
+      service.app = service.name;
+    }
+    service.start_time =
+        static_cast<int64_t>(i) * kPackingArrivals / static_cast<int64_t>(arrivals.size());
+    // Placement by requests is all this replay measures: every pod ranks the same, so none
+    // preempts another, and uses nothing, so no node runs hot and nothing is evicted or moved for
+    // pressure.
+    service.priority = kServicePriority;
+    service.usage.step_seconds = kSecondsPerDay;
+    for (std::vector<float>& values : service.usage.values) values.assign(1, 0.0f);
+    workload.services.push_back(std::move(service));
+  }
+  return workload;
 }
 
 }  // namespace archimedes

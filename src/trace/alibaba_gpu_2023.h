@@ -56,6 +56,19 @@ struct Gpu2023Workload {
 
 Gpu2023Workload Gpu2023ToWorkload(const std::vector<Gpu2023Pod>& pods);
 
+// The packing replay of the FGD paper (Weng et al., ATC '23; its simulator inflates each list to
+// 1.3× the fleet's GPUs, pods in a seeded random order, none leaving): every pod of `pods` arrives
+// after the one before, in an order shuffled by `seed`, and stays; the list is drawn again in a
+// new order, copies named "<pod>-<k>", until the pods arrived request kPackingInflation ×
+// `fleet_gpu` (milli-GPUs). Arrivals are spread evenly over the first kPackingArrivals seconds.
+// Every pod is a one-replica service (BE pods too, as Burstable: in this replay none ends), with
+// its GPU models as written. The scenario then measures the fleet full: unplaced pods and
+// unallocated GPUs.
+inline constexpr double kPackingInflation = 1.3;
+inline constexpr int64_t kPackingArrivals = int64_t{20} * 3600;
+Workload Gpu2023PackingWorkload(const std::vector<Gpu2023Pod>& pods, int64_t fleet_gpu,
+                                uint64_t seed);
+
 }  // namespace archimedes
 
 #endif  // ARCHIMEDES_TRACE_ALIBABA_GPU_2023_H_

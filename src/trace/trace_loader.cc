@@ -22,7 +22,10 @@ constexpr int64_t kAlibaba2018Window = 8 * kSecondsPerDay;
 
 std::string Join(const fs::path& dir, const std::string& name) { return (dir / name).string(); }
 
-Scenario FromPodList(const fs::path& file) {
+// The packing replay: a day of arrivals (the default warm-up), then an hour of the fleet full.
+constexpr int64_t kPackingDuration = kSecondsPerDay + 3600;
+
+Scenario FromPodList(const fs::path& file, const LoadOptions& options) {
   const fs::path nodes = file.parent_path() / kNodeList2023;
   if (!fs::exists(nodes)) {
     throw TraceError(file.string(), 0,
@@ -31,6 +34,15 @@ Scenario FromPodList(const fs::path& file) {
   Scenario scenario;
   scenario.name = "alibaba-gpu-2023/" + file.stem().string();
   scenario.nodes = ReadAlibabaGpu2023Nodes(nodes.string());
+  if (options.gpu_packing) {
+    int64_t fleet_gpu = 0;
+    for (const Node& n : scenario.nodes) fleet_gpu += n.allocatable[Dim::kGpu];
+    scenario.name += "/packing";
+    scenario.workload =
+        Gpu2023PackingWorkload(ReadAlibabaGpu2023Pods(file.string()), fleet_gpu, options.seed);
+    scenario.duration_s = kPackingDuration;
+    return scenario;
+  }
   Gpu2023Workload w = Gpu2023ToWorkload(ReadAlibabaGpu2023Pods(file.string()));
   scenario.workload = std::move(w.workload);
   if (w.window_length > 0) scenario.duration_s = w.window_length;
@@ -123,11 +135,13 @@ Scenario Dispatch(const fs::path& p, const std::string& path, const LoadOptions&
     }
     if (fs::exists(p / "batch_task.csv") && fs::exists(p / "server_event.csv")) return From2017(p);
     if (fs::exists(p / "machine_meta.csv")) return From2018(p);
-    if (fs::exists(p / kDefaultPods2023)) return FromPodList(p / kDefaultPods2023);
+    if (fs::exists(p / kDefaultPods2023)) return FromPodList(p / kDefaultPods2023, options);
     if (fs::exists(p / kDlrm2025)) return FromDlrm(p / kDlrm2025, options);
   } else {
     const std::string name = p.filename().string();
-    if (name.starts_with("openb_pod_list_") && name.ends_with(".csv")) return FromPodList(p);
+    if (name.starts_with("openb_pod_list_") && name.ends_with(".csv")) {
+      return FromPodList(p, options);
+    }
     if (name.starts_with("openb_node_list_") && name.ends_with(".csv")) return FromNodeList(p);
     if (name == kDlrm2025) return FromDlrm(p, options);
     if (name == "batch_task.csv" || name == "server_event.csv") return From2017(p.parent_path());
@@ -147,6 +161,11 @@ Scenario LoadTrace(const std::string& path, const LoadOptions& options) {
   std::error_code error;
   if (!fs::exists(p, error)) throw TraceError(path, 0, "no such file or folder");
   Scenario scenario = Dispatch(p, path, options);
+  if (options.gpu_packing && !scenario.name.ends_with("/packing")) {
+    throw TraceError(path, 0,
+                     "the packing replay applies to an Alibaba GPU 2023 pod list "
+                     "(openb_pod_list_*.csv), not to this trace");
+  }
   const fs::path trace_folder = fs::is_directory(p) ? p : p.parent_path();
   return Finish(std::move(scenario), trace_folder.parent_path(), options);
 }

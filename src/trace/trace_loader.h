@@ -35,6 +35,10 @@ struct LoadOptions {
   PlacementCheck places_every_replica;
   // A 2023 node-list CSV as the fleet of traces that have none (DLRM); empty = look beside it.
   std::string node_list;
+  // A GPU 2023 pod list replayed as the FGD paper packs it (Gpu2023PackingWorkload, pods in the
+  // order `seed` shuffles): the scenario lasts a day of arrivals and an hour of the fleet full.
+  // Any other trace is refused with it.
+  bool gpu_packing = false;
 };
 
 Scenario LoadTrace(const std::string& path, const LoadOptions& options = {});

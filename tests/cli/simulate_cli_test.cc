@@ -261,7 +261,8 @@ TEST(SimulateCliTest, EvaluateWritesTheScorecardAndSaysWhatItSkipped) {
         "| generated, fits, seed 1 | started in tolerance |",
         "archimedes simulate --nodes 10 --days 2 --seed 1 --regime overloaded",
         "- Alibaba 2017 batch trace: /nonexistent/alibaba-v2017/batch_task.csv is missing",
-        "- GPU 2023 pod list default: /nonexistent/alibaba-gpu-v2023/"}) {
+        "- GPU 2023 pod list default, as timed: /nonexistent/alibaba-gpu-v2023/",
+        "- GPU 2023 pod list multigpu40, packed: /nonexistent/alibaba-gpu-v2023/"}) {
     EXPECT_NE(page.find(expected), std::string::npos) << expected << "\n" << page;
   }
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
@@ -290,6 +291,10 @@ TEST(SimulateCliTest, BadInputGetsAClearError) {
   CommandResult explain = Archimedes("simulate --nodes 5 --days 1 --explain nobody");
   EXPECT_NE(explain.status, 0);
   EXPECT_NE(explain.output.find("\"nobody\""), std::string::npos) << explain.output;
+
+  CommandResult packing = Archimedes("simulate --nodes 5 --days 1 --packing");
+  EXPECT_NE(packing.status, 0);
+  EXPECT_NE(packing.output.find("--packing replays a trace"), std::string::npos) << packing.output;
 
   CommandResult trace = Archimedes("simulate --trace /nonexistent/trace.csv");
   EXPECT_NE(trace.status, 0);

@@ -388,6 +388,33 @@ TEST(FragmentationTest, PrefersThePlacementThatLeavesUsableShapes) {
   EXPECT_EQ(scorer.Score(ctx, filler, 1), 50);  // takes all of b's usable 5 / 10: 0 → 0
 }
 
+// On a fleet with GPUs, GPUs left free where no shape of the mix fits are fragments too (the FGD
+// paper's measure): node a keeps 2 of its 4 GPUs with no cpu or memory beside them, so they count
+// as 2 of the fleet's 8 GPUs unusable; a 1-GPU pod on b would leave 3 GPUs, too few for the mix's
+// 4-GPU pods, and scores below neutral.
+TEST(FragmentationTest, StrandedGpusAreFragments) {
+  std::vector<Node> nodes = {MakeNode("a", 8000, 32 * kGi), MakeNode("b", 8000, 32 * kGi)};
+  for (Node& n : nodes) n.capacity[Dim::kGpu] = n.allocatable[Dim::kGpu] = 4000;
+  ClusterState state(nodes);
+  Resources most = Resources::Of(8000, 32 * kGi);
+  most[Dim::kGpu] = 2000;
+  state.Add(Container{.node = 0, .requests = most});
+  Resources four_gpus = Resources::Of(1000, kGi);
+  four_gpus[Dim::kGpu] = 4000;
+  Fragmentation scorer({{four_gpus, 1.0}});
+  const SchedulingContext ctx{state};
+  Resources one_gpu = Resources::Of(1000, kGi);
+  one_gpu[Dim::kGpu] = 1000;
+  const PodRequest pod = ServicePod(0, one_gpu);
+  EXPECT_DOUBLE_EQ(scorer.Terms(ctx, pod, 0).unusable_before, 2000.0 / 8000.0);
+  // On b: nothing stranded before (the 4-GPU shape fits), 3 GPUs and the cpu and memory left
+  // unusable after.
+  const FragmentationTerms on_b = scorer.Terms(ctx, pod, 1);
+  EXPECT_DOUBLE_EQ(on_b.unusable_before, 0);
+  EXPECT_DOUBLE_EQ(on_b.unusable_after, 7000.0 / 16000 + 31.0 / 64 + 3000.0 / 8000);
+  EXPECT_LT(on_b.score, 50);
+}
+
 // The mix keeps the most frequent shapes, weighted by their share of those kept; a shape nobody
 // asked for is not in it, and nothing asked for gives no mix.
 TEST(FragmentationTest, TheMixIsTheMostFrequentShapes) {

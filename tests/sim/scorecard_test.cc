@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace archimedes {
 namespace {
@@ -22,7 +23,7 @@ nlohmann::json Policy(double util, double core_hours, double lateness, int jobs_
 ScorecardRun ToyRun() {
   return {.name = "toy",
           .command = "archimedes simulate --nodes 2",
-          .headlines = {"core_hours", "lateness"},
+          .headlines = {"core_hours", "lateness", "sla_services"},
           .report = {{"policies",
                       {{"archimedes", Policy(0.6, 100, 30, 4)},
                        {"reclaim", Policy(0.7, 120, 50, 4)},
@@ -38,12 +39,14 @@ const ScorecardRow& Row(const std::string& key) {
 }
 
 TEST(ScorecardTest, TheBestPolicyFollowsTheRowsDirectionAndIsNeverServicesOnly) {
+  using Names = std::vector<std::string>;
   const ScorecardRun run = ToyRun();
-  EXPECT_EQ(BestPolicy(run.report, Row("core_hours")), "reclaim");
-  EXPECT_EQ(BestPolicy(run.report, Row("lateness")), "archimedes");  // lower is better
+  EXPECT_EQ(BestPolicies(run.report, Row("core_hours")), Names{"reclaim"});
+  EXPECT_EQ(BestPolicies(run.report, Row("lateness")), Names{"archimedes"});  // lower is better
   // services-only has the highest utilisation but runs no batch: not a contender.
-  EXPECT_EQ(BestPolicy(run.report, Row("cpu_utilization")), "reclaim");
-  EXPECT_EQ(BestPolicy(run.report, Row("evictions")), "");  // no policy has the figure
+  EXPECT_EQ(BestPolicies(run.report, Row("cpu_utilization")), Names{"reclaim"});
+  EXPECT_EQ(BestPolicies(run.report, Row("sla_services")), (Names{"archimedes", "reclaim"}));
+  EXPECT_TRUE(BestPolicies(run.report, Row("evictions")).empty());  // no policy has the figure
 }
 
 TEST(ScorecardTest, MarkdownHoldsTheSummaryTheCommandAndOnlyTheRowsTheRunCarries) {
@@ -59,6 +62,8 @@ TEST(ScorecardTest, MarkdownHoldsTheSummaryTheCommandAndOnlyTheRowsTheRunCarries
   // Headline rows in bold with the best figure in bold; services-only's batch figures are "–".
   EXPECT_NE(md.find("| **batch core-h/day** | 100 | **120** | – |"), std::string::npos) << md;
   EXPECT_NE(md.find("| CPU utilization | 60.0% | 70.0% | 90.0% |"), std::string::npos) << md;
+  // A tie names every policy that ties.
+  EXPECT_NE(md.find("| toy | SLA services | archimedes, reclaim |"), std::string::npos) << md;
   // No GPU in the fleet, no eviction figure in the reports: no such rows.
   EXPECT_EQ(md.find("GPU allocation"), std::string::npos);
   EXPECT_EQ(md.find("evictions"), std::string::npos);
@@ -69,7 +74,8 @@ TEST(ScorecardTest, JsonKeepsEachRunsCommandHeadlinesAndPolicies) {
   const nlohmann::json doc = ScorecardJson({ToyRun()});
   ASSERT_EQ(doc["runs"].size(), 1u);
   EXPECT_EQ(doc["runs"][0]["command"], "archimedes simulate --nodes 2");
-  EXPECT_EQ(doc["runs"][0]["headlines"], nlohmann::json({"core_hours", "lateness"}));
+  EXPECT_EQ(doc["runs"][0]["headlines"],
+            nlohmann::json({"core_hours", "lateness", "sla_services"}));
   EXPECT_EQ(doc["runs"][0]["policies"]["reclaim"]["batch"]["core_hours_per_day"], 120);
 }
 

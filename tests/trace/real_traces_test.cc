@@ -337,6 +337,70 @@ TEST(TraceLoaderTest, LoadsAPodListWithItsFleet) {
             2 * kSecondsPerDay);
 }
 
+// The packing replay: pods in a seeded order until they request 1.3× the fleet's GPUs, copies
+// renamed, arrivals over the first 20 h, one priority, no usage, every GPU model kept.
+TEST(AlibabaGpu2023Test, PackingReplayInflatesTheListToThirteenTenthsOfTheGpus) {
+  auto pod = [](const char* name, int64_t gpu, const char* qos, const char* spec) {
+    Gpu2023Pod p{.name = name, .gpu_spec = spec, .qos = qos};
+    p.requests = Resources::Of(1000, kGiB);
+    p.requests[Dim::kGpu] = gpu;
+    return p;
+  };
+  const std::vector<Gpu2023Pod> pods = {pod("ls", 1000, "LS", ""), pod("be", 500, "BE", "V100"),
+                                        pod("cpu", 0, "Burstable", "")};
+  const Workload w = Gpu2023PackingWorkload(pods, /*fleet_gpu=*/4000, /*seed=*/7);
+  int64_t gpu = 0, gpu_before_last = 0;
+  std::set<std::string> names;
+  int64_t last_start = -1;
+  for (const Service& s : w.services) {
+    gpu_before_last = gpu;
+    gpu += s.requests[Dim::kGpu];
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_EQ(s.priority, w.services.front().priority);
+    EXPECT_GE(s.start_time, last_start);
+    EXPECT_LT(s.start_time, kPackingArrivals);
+    last_start = s.start_time;
+    ASSERT_EQ(s.usage.samples(), 1);
+    for (const auto& values : s.usage.values) EXPECT_EQ(values[0], 0.0f);
+    if (s.name.starts_with("be")) EXPECT_EQ(s.node_selector.at("gpu-model"), "V100");
+  }
+  // Arrivals stop at the pod that reaches 5,200 milli-GPUs; whole passes before it.
+  EXPECT_GE(gpu, 5200);
+  EXPECT_LT(gpu_before_last, 5200);
+  EXPECT_TRUE(names.count("ls-1")) << "the list is drawn again, copies renamed";
+  // The order is the seed's: the same seed gives the same arrivals, another seed another order.
+  std::vector<std::string> again, other;
+  for (const Service& s : Gpu2023PackingWorkload(pods, 4000, 7).services) again.push_back(s.name);
+  for (const Service& s : Gpu2023PackingWorkload(pods, 4000, 8).services) other.push_back(s.name);
+  std::vector<std::string> first;
+  for (const Service& s : w.services) first.push_back(s.name);
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
+}
+
+TEST(TraceLoaderTest, PacksAPodListAndRefusesToPackAnythingElse) {
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-gpu-v2023/openb_pod_list_default.csv");
+  const Scenario s =
+      LoadTrace(Trace("alibaba-gpu-v2023/openb_pod_list_default.csv"), {.gpu_packing = true});
+  EXPECT_EQ(s.name, "alibaba-gpu-2023/openb_pod_list_default/packing");
+  EXPECT_EQ(s.duration_s, kSecondsPerDay + 3600);
+  EXPECT_TRUE(s.workload.jobs.empty());
+  int64_t fleet_gpu = 0, arrived_gpu = 0;
+  for (const Node& n : s.nodes) fleet_gpu += n.allocatable[Dim::kGpu];
+  for (const Service& svc : s.workload.services) arrived_gpu += svc.requests[Dim::kGpu];
+  EXPECT_GE(static_cast<double>(arrived_gpu), 1.3 * static_cast<double>(fleet_gpu));
+  EXPECT_GT(s.workload.services.size(), 8152u);  // more than one pass over the list
+  ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-v2017/batch_task.csv");
+  try {
+    LoadTrace(Trace("alibaba-v2017"), {.gpu_packing = true});
+    FAIL() << "only a GPU 2023 pod list is packed";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("packing replay applies to an Alibaba GPU 2023 pod list"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TraceLoaderTest, LoadsThe2017FolderAndTheDlrmTrace) {
   ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-v2017/batch_task.csv");
   ARCHIMEDES_REQUIRE_SHARED("traces/alibaba-gpu-v2025/disaggregated_DLRM_trace.csv");

@@ -24,22 +24,25 @@ TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes) {
 void Fragmentation::RefreshTotals(const ClusterState& state) const {
   if (totals_nodes_ == state.num_nodes()) return;
   totals_nodes_ = state.num_nodes();
-  total_cpu_ = total_memory_ = max_weight_ = 0;
+  total_cpu_ = total_memory_ = total_gpu_ = max_weight_ = 0;
   for (const Node& n : state.nodes()) {
     total_cpu_ += static_cast<double>(n.allocatable.cpu());
     total_memory_ += static_cast<double>(n.allocatable.memory());
+    total_gpu_ += static_cast<double>(n.allocatable[Dim::kGpu]);
   }
   if (total_cpu_ == 0 || total_memory_ == 0) return;
-  for (const Node& n : state.nodes()) {
-    max_weight_ =
-        std::max(max_weight_, static_cast<double>(n.allocatable.cpu()) / total_cpu_ +
-                                  static_cast<double>(n.allocatable.memory()) / total_memory_);
-  }
+  for (const Node& n : state.nodes()) max_weight_ = std::max(max_weight_, Weight(n.allocatable));
+}
+
+double Fragmentation::Weight(const Resources& free) const {
+  double weight = static_cast<double>(free.cpu()) / total_cpu_ +
+                  static_cast<double>(free.memory()) / total_memory_;
+  if (total_gpu_ > 0) weight += static_cast<double>(free[Dim::kGpu]) / total_gpu_;
+  return weight;
 }
 
 double Fragmentation::Unusable(const Resources& free) const {
-  const double weight = static_cast<double>(free.cpu()) / total_cpu_ +
-                        static_cast<double>(free.memory()) / total_memory_;
+  const double weight = Weight(free);
   if (weight == 0) return 0;
   double unusable_share = 0;
   for (const auto& [shape, share] : mix_) {

@@ -3,8 +3,9 @@
 // FragmentationRate), evaluated on the candidate node before and after the container is added.
 //
 // A node's free vector f = max(0, allocatable − requested). Its weight W(f) = f.cpu ÷ Σcpu +
-// f.memory ÷ Σmemory (shares of the fleet's allocatable) and the share of the task-shape mix that
-// cannot use it U(f) = Σ weights of the shapes that do not fit f. Its unusable capacity is
+// f.memory ÷ Σmemory (shares of the fleet's allocatable), + f.gpu ÷ Σgpu on a fleet with GPUs
+// (GPUs no shape can use are the fragments the FGD paper measures), and the share of the task-shape
+// mix that cannot use it U(f) = Σ weights of the shapes that do not fit f. Its unusable capacity is
 // W(f) × U(f), and the placement changes it by Δ = W(f')U(f') − W(f)U(f), f' = f − requests.
 // Δ lies in [−Wmax, Wmax] (Wmax: the largest node's W(allocatable)), and the score is
 // 50 × (1 − Δ / Wmax): 50 when nothing changes, above 50 when the container fills a fragment
@@ -48,12 +49,13 @@ class Fragmentation : public ScorePlugin {
 
  private:
   void RefreshTotals(const ClusterState& state) const;
+  double Weight(const Resources& free) const;
   double Unusable(const Resources& free) const;
 
   TaskShapeMix mix_;
   // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
   mutable int totals_nodes_ = -1;
-  mutable double total_cpu_ = 0, total_memory_ = 0, max_weight_ = 0;
+  mutable double total_cpu_ = 0, total_memory_ = 0, total_gpu_ = 0, max_weight_ = 0;
 };
 
 }  // namespace archimedes
