@@ -25,16 +25,23 @@ std::optional<double> ValueOf(const nlohmann::json& policy, const ScorecardRow& 
   return policy.at(pointer).get<double>();
 }
 
+// A whole number with thousands separated by commas, as the docs write them: 168,553.
+std::string Grouped(double v) {
+  std::string digits = Fixed(std::abs(v), 0);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return v <= -0.5 ? "-" + digits : digits;
+}
+
 std::string Formatted(double v, Format format) {
   switch (format) {
     case Format::kPercent:
       return Percent(v);
     case Format::kWhole:
-      return Fixed(v, 0);
+      return Grouped(v);
     case Format::kDecimal:
       return Fixed(v, 2);
     case Format::kSeconds:
-      return Fixed(v, 0) + " s";
+      return Grouped(v) + " s";
     case Format::kRatio:
       return Fixed(v, 2) + "×";
   }

@@ -26,7 +26,7 @@ ScorecardRun ToyRun() {
           .headlines = {"core_hours", "lateness", "sla_services"},
           .report = {{"policies",
                       {{"archimedes", Policy(0.6, 100, 30, 4)},
-                       {"reclaim", Policy(0.7, 120, 50, 4)},
+                       {"reclaim", Policy(0.7, 1234567.4, 1500, 4)},
                        {"services-only", Policy(0.9, 0, 0, 0)}}}},
           .wall_seconds = 3};
 }
@@ -52,15 +52,18 @@ TEST(ScorecardTest, TheBestPolicyFollowsTheRowsDirectionAndIsNeverServicesOnly) 
 TEST(ScorecardTest, MarkdownHoldsTheSummaryTheCommandAndOnlyTheRowsTheRunCarries) {
   const std::string md = FormatScorecardMarkdown("Title", "Intro.", {ToyRun()});
   EXPECT_NE(md.find("# Title\n\nIntro."), std::string::npos);
-  EXPECT_NE(md.find("| toy | batch core-h/day | reclaim | 100 | 120 (reclaim) |"),
+  EXPECT_NE(md.find("| toy | batch core-h/day | reclaim | 100 | 1,234,567 (reclaim) |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| toy | lateness, prio-weighted | archimedes | 30 s | 50 s (reclaim) |"),
+  EXPECT_NE(md.find("| toy | lateness, prio-weighted | archimedes | 30 s | 1,500 s (reclaim) |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("```sh\narchimedes simulate --nodes 2\n```"), std::string::npos);
   // Headline rows in bold with the best figure in bold; services-only's batch figures are "–".
-  EXPECT_NE(md.find("| **batch core-h/day** | 100 | **120** | – |"), std::string::npos) << md;
+  // Whole numbers and seconds with their thousands separated, as the docs write them.
+  EXPECT_NE(md.find("| **batch core-h/day** | 100 | **1,234,567** | – |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **lateness, prio-weighted** | **30 s** | 1,500 s | – |"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("| CPU utilization | 60.0% | 70.0% | 90.0% |"), std::string::npos) << md;
   // A tie names every policy that ties.
   EXPECT_NE(md.find("| toy | SLA services | archimedes, reclaim |"), std::string::npos) << md;
@@ -76,7 +79,9 @@ TEST(ScorecardTest, JsonKeepsEachRunsCommandHeadlinesAndPolicies) {
   EXPECT_EQ(doc["runs"][0]["command"], "archimedes simulate --nodes 2");
   EXPECT_EQ(doc["runs"][0]["headlines"],
             nlohmann::json({"core_hours", "lateness", "sla_services"}));
-  EXPECT_EQ(doc["runs"][0]["policies"]["reclaim"]["batch"]["core_hours_per_day"], 120);
+  EXPECT_DOUBLE_EQ(
+      doc["runs"][0]["policies"]["reclaim"]["batch"]["core_hours_per_day"].get<double>(),
+      1234567.4);
 }
 
 }  // namespace
