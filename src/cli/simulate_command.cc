@@ -155,9 +155,10 @@ int Compare(const SimulateArgs& args, std::optional<Regime> regime) {
     }
     SetGeneratorParam(request.generator, kv.substr(0, eq), kv.substr(eq + 1));
   }
-  if (regime)
+  if (regime) {
     request.generator =
         ForRegime(request.generator, *regime, args.buffer.value_or(kDefaultBurstBuffer));
+  }
   // An output that cannot be written fails now, not after the whole run.
   for (const std::string& path : {args.json_path, args.sla_report_path, args.report_path}) {
     if (!path.empty()) CheckWritable(path);

@@ -61,6 +61,14 @@ std::function<std::string(const Metrics&)> WithJobs(
   };
 }
 
+// A planner latency in ms, or "-" for a policy that made no such call.
+std::function<std::string(const Metrics&)> PlannerMs(int64_t Metrics::*calls,
+                                                     double Metrics::*microseconds) {
+  return [calls, microseconds](const Metrics& m) {
+    return m.*calls > 0 ? Fixed(m.*microseconds / 1000.0, 1) + " ms" : std::string("-");
+  };
+}
+
 }  // namespace
 
 std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
@@ -144,26 +152,10 @@ std::vector<SummaryRow> SummaryRows(const std::vector<PolicyResult>& results) {
            [](const Metrics& m) { return std::to_string(m.health_scale_outs); }},
           {"latency p50", [](const Metrics& m) { return Fixed(m.latency_p50_us, 1) + " us"; }},
           {"latency p99", [](const Metrics& m) { return Fixed(m.latency_p99_us, 1) + " us"; }},
-          {"planner call p50",
-           [](const Metrics& m) {
-             return m.plans > 0 ? Fixed(m.plan_latency_p50_us / 1000.0, 1) + " ms"
-                                : std::string("-");
-           }},
-          {"planner call p99",
-           [](const Metrics& m) {
-             return m.plans > 0 ? Fixed(m.plan_latency_p99_us / 1000.0, 1) + " ms"
-                                : std::string("-");
-           }},
-          {"  full re-plan p50",
-           [](const Metrics& m) {
-             return m.replans > 0 ? Fixed(m.replan_latency_p50_us / 1000.0, 1) + " ms"
-                                  : std::string("-");
-           }},
-          {"  full re-plan p99",
-           [](const Metrics& m) {
-             return m.replans > 0 ? Fixed(m.replan_latency_p99_us / 1000.0, 1) + " ms"
-                                  : std::string("-");
-           }},
+          {"planner call p50", PlannerMs(&Metrics::plans, &Metrics::plan_latency_p50_us)},
+          {"planner call p99", PlannerMs(&Metrics::plans, &Metrics::plan_latency_p99_us)},
+          {"  full re-plan p50", PlannerMs(&Metrics::replans, &Metrics::replan_latency_p50_us)},
+          {"  full re-plan p99", PlannerMs(&Metrics::replans, &Metrics::replan_latency_p99_us)},
           {"wall time", [](const Metrics& m) { return Fixed(m.wall_seconds, 1) + " s"; }},
       });
   // A fleet with GPUs: how much of them the requests hold (1 − the GPUs left unallocated).
