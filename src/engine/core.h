@@ -21,6 +21,7 @@
 #include "engine/latency_histogram.h"
 #include "engine/policy.h"
 #include "engine/surge_margin.h"
+#include "model/chunked_vector.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
 #include "sched/archimedes_placement.h"
@@ -273,8 +274,10 @@ class EngineCore {
   std::vector<Service> services_;
   std::vector<ServiceRun> service_runs_;
   std::vector<uint8_t> deleted_;  // per service
-  std::vector<BatchJob> jobs_;
-  std::vector<JobRun> job_runs_;
+  // A server appends a job while requests wait on its lock: a vector's doubling (a copy of every
+  // job so far) would stall them all for as long as it takes.
+  ChunkedVector<BatchJob> jobs_;
+  ChunkedVector<JobRun> job_runs_;
   std::map<int, std::vector<int32_t>, std::greater<>> job_queue_;
   BatchQueue batch_queue_;
   int64_t now_ = 0;

@@ -17,6 +17,7 @@
 
 #include "engine/action.h"
 #include "engine/sla_record.h"
+#include "model/chunked_vector.h"
 #include "model/cluster_state.h"
 #include "model/workload.h"
 
@@ -73,8 +74,8 @@ class SlaLedger {
   void EndReplica(ContainerId id, const std::string& cause, int64_t now);
 
   std::vector<ServiceEntry> services_;
-  std::vector<JobEntry> jobs_;
-  std::vector<Owner> owners_;  // by container id, as of the last action naming it
+  ChunkedVector<JobEntry> jobs_;  // appended per job while requests wait (EngineCore::jobs_)
+  std::vector<Owner> owners_;     // by container id, as of the last action naming it
   // (give-up time, job) of jobs not yet past it, earliest first.
   std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>,
                       std::greater<>>

@@ -63,6 +63,8 @@ std::unique_ptr<Journal> OpenJournal(const ServerConfig& config) {
   return std::make_unique<SqliteJournal>(JournalPath(config), settings);
 }
 
+constexpr size_t kKeepAliveRequests = 1000;
+
 }  // namespace
 
 ApiServer::ApiServer(ServerConfig config)
@@ -81,6 +83,9 @@ ApiServer::ApiServer(ServerConfig config)
   // Small answers go out at once rather than waiting for the client's delayed ack.
   http_.set_tcp_nodelay(true);
   http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // httplib closes a kept-alive connection after 5 requests; each reconnect then costs a thread
+  // hand-off and a fresh read buffer. nginx's default (keepalive_requests) is 1,000.
+  http_.set_keep_alive_max_count(kKeepAliveRequests);
   // httplib reads (or, above this, skips) a whole body before answering, which every client can
   // take; the router then holds each route to its own limit (router.h's BodyLimitOf).
   http_.set_payload_max_length(

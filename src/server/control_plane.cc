@@ -912,7 +912,7 @@ nlohmann::json ControlPlane::ActionJson(const Action& a, int64_t seq) const {
 nlohmann::json ControlPlane::NodeActions(const std::string& name, int64_t after, int limit) {
   auto it = nodes_.find(name);
   if (it == nodes_.end()) throw NotFound("node \"" + name + "\" was never added");
-  const std::vector<ActionRecord>& log = node_actions_[it->second.id];
+  const std::deque<ActionRecord>& log = node_actions_[it->second.id];
   auto first = std::upper_bound(log.begin(), log.end(), after,
                                 [](int64_t seq, const ActionRecord& r) { return seq < r.seq; });
   const int64_t stored = stored_seq();

@@ -261,14 +261,16 @@ class ControlPlane {
 
   std::map<std::string, NodeRecord> nodes_;  // every node ever added, by name (the latest)
   std::vector<std::string> node_names_;      // by engine id
-  std::vector<std::vector<ActionRecord>> node_actions_;  // by engine id
-  std::vector<ActionRecord> actions_;                    // all, by sequence number
+  // The records appended as requests come are deques: a vector's doubling would stall every
+  // request waiting on the lock while it copies all the records so far.
+  std::vector<std::deque<ActionRecord>> node_actions_;  // by engine id
+  std::deque<ActionRecord> actions_;                    // all, by sequence number
   bool round_open_ = false;                        // a driven usage round has begun and not ended
   std::map<std::string, ServiceRecord> services_;  // live services by name
   std::vector<std::string> service_names_;         // by engine id
-  std::vector<JobRecord> jobs_;                    // by engine id
+  std::deque<JobRecord> jobs_;                     // by engine id
   std::unordered_map<std::string, int32_t> jobs_by_key_;
-  std::vector<ContainerRecord> containers_;  // by engine id
+  std::deque<ContainerRecord> containers_;  // by engine id
   std::unordered_map<std::string, ContainerId> container_ids_;
   std::vector<UsageSample> fleet_samples_, node_samples_;
 
