@@ -297,6 +297,10 @@ BatchPlanner::Candidate BatchPlanner::BestOfflineStart(NodeId n, const Window& w
   const int run = std::min(w.run, bins_ - last);
   const int span = last + run - first;
   const int starts = last - first + 1;
+  // Dimension by dimension, each start's leftover (the largest over dimensions) and whether it
+  // fits, in arrays the compiler can keep in order.
+  std::fill_n(start_leftover_.begin(), starts, 0.0);
+  std::fill_n(start_fits_.begin(), starts, uint8_t{1});
   for (int a = 0; a < dims_; ++a) {
     const int64_t* f = &free_[(static_cast<size_t>(n) * dims_ + a) * bins_ + first];
     for (int lo = 0; lo < span; lo += run) {
@@ -306,18 +310,21 @@ BatchPlanner::Candidate BatchPlanner::BestOfflineStart(NodeId n, const Window& w
       m = f[hi - 1];
       for (int i = hi - 1; i >= lo; --i) suffix_min_[i] = m = std::min(m, f[i]);
     }
-    int64_t* out = &window_min_[static_cast<size_t>(a) * bins_];
-    for (int i = 0; i < starts; ++i) out[i] = std::min(suffix_min_[i], prefix_min_[i + run - 1]);
+    const int64_t need = Need(n, a);
+    const bool needed = need_[a] > 0;
+    const double inverse_usable = inverse_usable_[n * dims_ + a];
+    const int64_t* suffix = suffix_min_.data();
+    const int64_t* prefix = prefix_min_.data() + run - 1;
+    double* leftover = start_leftover_.data();
+    uint8_t* fits = start_fits_.data();
+    for (int i = 0; i < starts; ++i) {
+      const int64_t left = std::min(suffix[i], prefix[i]) - need;
+      if (needed && left < 0) fits[i] = 0;
+      leftover[i] = std::max(leftover[i], static_cast<double>(left) * inverse_usable);
+    }
   }
   for (int i = 0; i < starts; ++i) {
-    double leftover = 0;
-    bool fits = true;
-    for (int a = 0; a < dims_ && fits; ++a) {
-      const int64_t left = window_min_[static_cast<size_t>(a) * bins_ + i] - Need(n, a);
-      fits = need_[a] == 0 || left >= 0;
-      leftover = std::max(leftover, static_cast<double>(left) * inverse_usable_[n * dims_ + a]);
-    }
-    if (fits) consider(first + i, first + i + run, leftover);
+    if (start_fits_[i]) consider(first + i, first + i + run, start_leftover_[i]);
   }
   return best;
 }
@@ -474,7 +481,8 @@ void BatchPlanner::PlanJobs(int64_t now, std::span<const PendingJob> jobs) {
   outcomes_.assign(jobs.size(), JobOutcome{});
   prefix_min_.resize(bins_);
   suffix_min_.resize(bins_);
-  window_min_.resize(static_cast<size_t>(dims_) * bins_);
+  start_leftover_.resize(bins_);
+  start_fits_.resize(bins_);
   if (nodes_ == 0) {
     for (size_t j = 0; j < jobs.size(); ++j) outcomes_[j].unplaced = std::max(jobs[j].tasks, 0);
     return;

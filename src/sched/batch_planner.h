@@ -233,7 +233,9 @@ class BatchPlanner {
   bool reserving_ = false;  // the current job keeps the serverless reserve free
   std::vector<int32_t> order_;
   std::vector<Candidate> candidates_;
-  std::vector<int64_t> prefix_min_, suffix_min_, window_min_;
+  std::vector<int64_t> prefix_min_, suffix_min_;  // BestOfflineStart's window minima
+  std::vector<double> start_leftover_;            // BestOfflineStart, per start
+  std::vector<uint8_t> start_fits_;
   std::vector<std::pair<NodeId, int>> gang_nodes_;
   int rotation_ = 0;
   // Jobs that found no start in [first, last], this planning call (skip_known_failures).
