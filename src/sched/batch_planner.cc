@@ -48,6 +48,11 @@ BatchPlanner::BatchPlanner(PlannerOptions options) : options_(std::move(options)
   dim_slot_.assign(kNumDims, -1);
   for (int a = 0; a < dims_; ++a) dim_slot_[static_cast<int>(options_.dims[a])] = a;
   need_.resize(dims_);
+  const double horizon = options_.horizon_bins;
+  delay_cost_.resize(options_.horizon_bins);
+  for (int k = 0; k < options_.horizon_bins; ++k) {
+    delay_cost_[k] = options_.delay_weight * k / horizon;
+  }
 }
 
 void BatchPlanner::Replan(const PlannerInput& input) {
@@ -276,11 +281,9 @@ double BatchPlanner::Leftover(NodeId n, int begin, int end) const {
 BatchPlanner::Candidate BatchPlanner::BestOfflineStart(NodeId n, const Window& w) {
   Candidate best{n, -1, std::numeric_limits<double>::infinity()};
   const float* pressure = &pressure_prefix_[static_cast<size_t>(n) * (bins_ + 1)];
-  const double horizon = options_.horizon_bins;
   auto consider = [&](int s, int end, double leftover) {
     const double valley = (pressure[end] - pressure[s]) / (end - s);
-    const double cost = leftover + options_.valley_weight * valley +
-                        options_.delay_weight * (s - w.first) / horizon;
+    const double cost = leftover + options_.valley_weight * valley + delay_cost_[s - w.first];
     if (cost < best.cost) best = Candidate{n, s, cost};
   };
   int first = w.first;

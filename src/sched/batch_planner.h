@@ -230,6 +230,8 @@ class BatchPlanner {
 
   // Per-job request in tracked slots, and scratch reused across jobs.
   std::vector<int64_t> need_;
+  // delay_weight × k / horizon_bins: the delay term of a start k bins after the window's first.
+  std::vector<double> delay_cost_;
   bool reserving_ = false;  // the current job keeps the serverless reserve free
   std::vector<int32_t> order_;
   std::vector<Candidate> candidates_;
