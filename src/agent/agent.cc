@@ -345,8 +345,9 @@ class Agent::Impl {
     Container& c = it->second;
     c.stopping = true;
     c.kill_at = Clock::now() + std::chrono::milliseconds(options_.stop_grace_ms);
-    if (c.pid) SignalGroup(*c.pid, SIGTERM);
+    // Logged before the signal, so the line is there by the time anyone sees the process gone.
     Log(name + " " + why);
+    if (c.pid) SignalGroup(*c.pid, SIGTERM);
   }
 
   // --- Containers: what ended, what to report.
@@ -423,9 +424,8 @@ class Agent::Impl {
     if (!r || r->status >= 500) return false;
     if (report.phase != "Running") {
       std::string line = report.name + " " + report.phase;
-      if (report.phase != "Succeeded")
-        line += " (exit code " + std::to_string(report.exit_code) + ")";
       if (report.phase != "Succeeded") {
+        line += " (exit code " + std::to_string(report.exit_code) + ")";
         const std::string tail = LogTail(containers_dir_ + "/" + report.name + "/log");
         if (!tail.empty()) line += "; the end of its output:\n" + tail;
       }
