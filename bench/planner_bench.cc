@@ -123,8 +123,8 @@ void BM_PlanAdditional(benchmark::State& state) {
                                   .task_requests = Resources::Of(4000, 16 * kGi),
                                   .tasks = 4,
                                   .submit_time = now,
-                                  .delay_tolerance_s = 4 * 3600,
-                                  .duration_estimate_s = 6 * 3600}};
+                                  .delay_tolerance_s = int64_t{4} * 3600,
+                                  .duration_estimate_s = int64_t{6} * 3600}};
   BatchPlanner planner(PlannerOptions{.late_window_bins = 1});
   constexpr int kArrivalsPerReplan = 64;
   int i = 0;
