@@ -74,18 +74,26 @@ Fleet MakeFleet(int nodes, int pending_tasks, int64_t now) {
   return f;
 }
 
+// Midday of the second day, off the bin grid.
+constexpr int64_t kNow = 86'400 + 12 * 3600 + 17;
+
+// The planner's view of `fleet` at `now`; refers to the fleet's arrays.
+PlannerInput InputOf(const Fleet& fleet, int64_t now) {
+  return PlannerInput{.now = now,
+                      .capacity = fleet.capacity,
+                      .service_usage = fleet.usage,
+                      .usage_bins = 288,
+                      .running = fleet.running,
+                      .pending = fleet.jobs};
+}
+
 void BM_Replan(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int tasks = static_cast<int>(state.range(1));
   const int late_window = static_cast<int>(state.range(2));
-  const int64_t now = 86'400 + 12 * 3600 + 17;
+  const int64_t now = kNow;
   const Fleet fleet = MakeFleet(nodes, tasks, now);
-  const PlannerInput input{.now = now,
-                           .capacity = fleet.capacity,
-                           .service_usage = fleet.usage,
-                           .usage_bins = 288,
-                           .running = fleet.running,
-                           .pending = fleet.jobs};
+  const PlannerInput input = InputOf(fleet, now);
   BatchPlanner planner(PlannerOptions{.late_window_bins = late_window});
   for (auto _ : state) {
     planner.Replan(input);
@@ -105,14 +113,9 @@ void BM_Replan(benchmark::State& state) {
 void BM_PlanAdditional(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int tasks = static_cast<int>(state.range(1));
-  const int64_t now = 86'400 + 12 * 3600 + 17;
+  const int64_t now = kNow;
   const Fleet fleet = MakeFleet(nodes, tasks, now);
-  const PlannerInput input{.now = now,
-                           .capacity = fleet.capacity,
-                           .service_usage = fleet.usage,
-                           .usage_bins = 288,
-                           .running = fleet.running,
-                           .pending = fleet.jobs};
+  const PlannerInput input = InputOf(fleet, now);
   const PendingJob arrivals[] = {{.type = JobType::kServerless,
                                   .task_requests = Resources::Of(1000, 2 * kGi),
                                   .tasks = 2,
