@@ -275,10 +275,12 @@ class Agent::Impl {
       for (const json& action : page["items"]) {
         std::lock_guard lock(mu_);
         Apply(action);
-        SaveSeq(action.value("seq", seq_));
+        SaveSeq(SeqOf(action));
       }
     }
   }
+
+  int64_t SeqOf(const json& action) const { return action.value("seq", seq_); }
 
   void SaveSeq(int64_t seq) {
     seq_ = seq;
@@ -292,10 +294,10 @@ class Agent::Impl {
     const std::string name = Text(action, "container");
     try {
       if (kind == "Bind" || kind == "Migrate") {
-        Start(name, false, Text(action, "command"), LimitsOf(action),
+        Start(name, SeqOf(action), false, Text(action, "command"), LimitsOf(action),
               {"ARCHIMEDES_SERVICE=" + Text(action, "service")});
       } else if (kind == "StartTask") {
-        Start(name, true, Text(action, "function"), LimitsOf(action),
+        Start(name, SeqOf(action), true, Text(action, "function"), LimitsOf(action),
               {"ARCHIMEDES_JOB=" + Text(action, "job")});
       } else if (kind == "Evict" || kind == "Stop") {
         StopContainer(name,
@@ -311,14 +313,16 @@ class Agent::Impl {
     }
   }
 
-  void Start(const std::string& name, bool batch, const std::string& command,
+  // The action's `seq` is kept with the container: an agent killed after the start and before
+  // it saved the sequence number must not start it again once restarted.
+  void Start(const std::string& name, int64_t seq, bool batch, const std::string& command,
              ContainerLimits limits, std::vector<std::string> env) {
     if (name.empty() || containers_.count(name) > 0) return;
     Container c{.name = name, .batch = batch, .has_command = !command.empty()};
     c.dir = containers_dir_ + "/" + name;
     fs::create_directories(c.dir);
     std::ofstream(c.dir + "/spec.json")
-        << json{{"batch", batch}, {"command", command}}.dump() << "\n";
+        << json{{"batch", batch}, {"command", command}, {"seq", seq}}.dump() << "\n";
     try {
       const std::vector<std::string> procs = cgroups_.Create(name, batch, limits);
       if (c.has_command) {
@@ -505,6 +509,9 @@ class Agent::Impl {
         fs::remove_all(entry.path(), ignored);
         continue;
       }
+      // Actions are carried out in order and each saved after it, so the saved number lags what
+      // was carried out by one action at most: the last start, found here.
+      if (spec.value("seq", int64_t{0}) > seq_) SaveSeq(spec.value("seq", int64_t{0}));
       Container c{.name = name,
                   .batch = spec.value("batch", false),
                   .has_command = !spec.value("command", "").empty(),

@@ -52,11 +52,12 @@ void WriteAtomically(const char* tmp, const char* path, const char* text) {
                              const std::vector<const char*>& procs) {
   setpgid(0, 0);
   // The agent's signal mask and ignored signals would pass through exec: a command must stop on
-  // SIGTERM and die of a broken pipe as any process does.
+  // SIGTERM and die of a broken pipe as any process does. Dispositions first, so that a stop
+  // already pending meets the default action, not the agent's handler.
+  for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) signal(s, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int s : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) signal(s, SIG_DFL);
   char buffer[32];
   const char* pid = FormatInt(getpid(), buffer + sizeof(buffer));
   for (const char* file : procs) {
@@ -113,6 +114,9 @@ pid_t Launch(const LaunchSpec& spec) {
   const pid_t child = fork();
   if (child < 0) _exit(126);
   if (child == 0) RunCommand(argv, envp.data(), procs);
+  // The child makes its group too; doing it here as well means the group exists before its pid is
+  // published, so a stop sent right after the start reaches it.
+  setpgid(child, child);
   char buffer[64];
   char* text = FormatInt(child, buffer + sizeof(buffer) - 1);
   buffer[sizeof(buffer) - 2] = '\n';
