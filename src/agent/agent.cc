@@ -29,6 +29,8 @@ using nlohmann::json;
 
 constexpr auto kTick = std::chrono::milliseconds(100);
 constexpr auto kRetry = std::chrono::seconds(1);
+// How long a restarted agent gives a shim to write what it is about to write.
+constexpr auto kShimGrace = std::chrono::seconds(1);
 // The end of a failed container's log that goes to the agent's own log.
 constexpr std::streamoff kLogTail = 2048;
 
@@ -517,16 +519,27 @@ class Agent::Impl {
                   .has_command = !spec.value("command", "").empty(),
                   .dir = entry.path()};
       c.pid = ReadPid(c.dir);
-      if (c.has_command && !c.pid && !ReadExit(c.dir)) {
-        // Its shim never wrote the pid: the machine restarted, or the shim died at once.
-        std::ofstream(c.dir + "/exit") << "exited 255\n";
-      }
-      if (c.pid && !ReadExit(c.dir) && kill(*c.pid, 0) != 0) {
-        std::ofstream(c.dir + "/exit") << "exited 255\n";
-      }
       c.last_cpu_seconds = cgroups_.Read(name, c.batch).cpu_seconds;
-      Log("adopted " + name + (ReadExit(c.dir) ? " (ended while the agent was away)" : ""));
       containers_.emplace(name, std::move(c));
+    }
+    // A command gone without an exit file: the machine restarted, or its shim is between reaping
+    // it and writing the file (or between its fork and the pid file) — so the shims get a moment
+    // before such a container is called lost.
+    auto lost = [](const Container& c) {
+      if (!c.has_command || ReadExit(c.dir)) return false;
+      const std::optional<pid_t> pid = c.pid ? c.pid : ReadPid(c.dir);
+      return !pid || kill(*pid, 0) != 0;
+    };
+    const auto until = Clock::now() + kShimGrace;
+    while (Clock::now() < until &&
+           std::any_of(containers_.begin(), containers_.end(),
+                       [&](const auto& entry) { return lost(entry.second); })) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (auto& [name, c] : containers_) {
+      if (!c.pid) c.pid = ReadPid(c.dir);
+      if (lost(c)) std::ofstream(c.dir + "/exit") << "exited 255\n";
+      Log("adopted " + name + (ReadExit(c.dir) ? " (ended while the agent was away)" : ""));
     }
   }
 

@@ -13,6 +13,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -326,6 +328,60 @@ TEST_F(AgentProcessTest, AnAgentKilledBeforeSavingItsPlaceDoesNotStartATaskAgain
   int count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
   EXPECT_EQ(count, 1) << Read(done) << a->log();
+}
+
+// What a machine's restart leaves: a container's folder whose shim and command are gone without an
+// exit file. Killed here by hand (the shim first, so that it writes nothing); `exit_after`, when
+// set, writes the exit file that long after the agent starts, as a shim late to write it would.
+class LostShimTest : public AgentProcessTest {
+ protected:
+  std::unique_ptr<AgentProcess> RestartWithTheTaskGone(std::optional<int> exit_after_ms) {
+    auto a = StartAgent("node-a");
+    job_ = SubmitJob("sleep 60", 1, "64Mi");
+    EXPECT_TRUE(WaitFor([&] { return Phase(job_) == "Running"; }, 30)) << a->log();
+    const std::map<std::string, json> starts = StartTasks();
+    EXPECT_EQ(starts.size(), 1u);
+    container_ = starts.begin()->first;
+    const std::string dir = root_ + "/node-a/containers/" + container_;
+    EXPECT_TRUE(WaitFor([&] { return fs::exists(dir + "/pid"); }, 10));
+    const pid_t pid = std::stoi(Read(dir + "/pid"));
+    std::istringstream stat(Read("/proc/" + std::to_string(pid) + "/stat"));
+    std::string field;
+    for (int i = 0; i < 4; ++i) stat >> field;  // pid, comm, state, ppid
+    a->Kill(SIGKILL);
+    kill(std::stoi(field), SIGKILL);
+    kill(-pid, SIGKILL);
+    EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, 10));
+    EXPECT_FALSE(fs::exists(dir + "/exit"));
+    std::thread late;
+    if (exit_after_ms) {
+      late = std::thread([dir, ms = *exit_after_ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        std::ofstream(dir + "/exit.tmp") << "exited 0\n";
+        std::error_code gone;  // the agent may have forgotten the container already
+        fs::rename(dir + "/exit.tmp", dir + "/exit", gone);
+      });
+    }
+    a = StartAgent("node-a");
+    if (late.joinable()) late.join();
+    return a;
+  }
+  std::string job_, container_;
+};
+
+TEST_F(LostShimTest, ACommandGoneWithoutAnExitIsReportedFailed) {
+  auto a = RestartWithTheTaskGone(std::nullopt);
+  EXPECT_TRUE(WaitFor(
+      [&] { return a->log().find(container_ + " Failed (exit code 255)") != std::string::npos; },
+      10))
+      << a->log();
+  Send("DELETE", "/v1/jobs/" + job_, json());
+}
+
+TEST_F(LostShimTest, AnExitWrittenJustAfterTheRestartIsTheOneReported) {
+  auto a = RestartWithTheTaskGone(300);
+  EXPECT_TRUE(WaitFor([&] { return Phase(job_) == "Succeeded"; }, 10)) << a->log();
+  EXPECT_EQ(a->log().find("exit code 255"), std::string::npos) << a->log();
 }
 
 // Without etcd there is no MAGI quorum: the server's own rule makes a node whose agent fell silent
