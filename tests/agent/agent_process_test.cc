@@ -165,6 +165,12 @@ class AgentProcessTest : public ::testing::Test {
     const json j = Get("/v1/jobs/" + job);
     return j.is_object() ? j["status"]["phase"].get<std::string>() : "";
   }
+  static int LineCount(const std::string& path) {
+    std::istringstream lines(Read(path));
+    int count = 0;
+    for (std::string line; std::getline(lines, line);) ++count;
+    return count;
+  }
   // The engine's StartTask actions by container.
   std::map<std::string, json> StartTasks() {
     std::map<std::string, json> starts;
@@ -301,9 +307,7 @@ TEST_F(AgentProcessTest, ARestartedAgentReportsWhatEndedWhileItWasAway) {
   a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   EXPECT_NE(a->log().find("(ended while the agent was away)"), std::string::npos) << a->log();
-  std::istringstream lines(Read(done));
-  int count = 0;
-  for (std::string line; std::getline(lines, line);) ++count;
+  const int count = LineCount(done);
   EXPECT_EQ(count, 1) << Read(done) << a->log();  // not started a second time
 }
 
@@ -324,9 +328,7 @@ TEST_F(AgentProcessTest, AnAgentKilledBeforeSavingItsPlaceDoesNotStartATaskAgain
   a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   std::this_thread::sleep_for(std::chrono::seconds(3));  // a second run would have ended by now
-  std::istringstream lines(Read(done));
-  int count = 0;
-  for (std::string line; std::getline(lines, line);) ++count;
+  const int count = LineCount(done);
   EXPECT_EQ(count, 1) << Read(done) << a->log();
 }
 
