@@ -230,7 +230,8 @@ class BatchPlanner {
 
   // Per-job request in tracked slots, and scratch reused across jobs.
   std::vector<int64_t> need_;
-  // delay_weight × k / horizon_bins: the delay term of a start k bins after the window's first.
+  // delay_weight × k / horizon_bins: the delay term of a start k bins after the window's first
+  // (a job's on-time starts lie in the horizon, so k < horizon_bins).
   std::vector<double> delay_cost_;
   bool reserving_ = false;  // the current job keeps the serverless reserve free
   std::vector<int32_t> order_;

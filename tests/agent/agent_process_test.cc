@@ -307,8 +307,7 @@ TEST_F(AgentProcessTest, ARestartedAgentReportsWhatEndedWhileItWasAway) {
   a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   EXPECT_NE(a->log().find("(ended while the agent was away)"), std::string::npos) << a->log();
-  const int count = LineCount(done);
-  EXPECT_EQ(count, 1) << Read(done) << a->log();  // not started a second time
+  EXPECT_EQ(LineCount(done), 1) << Read(done) << a->log();  // not started a second time
 }
 
 // An agent killed after it started a task and before it saved the action's number finds the task
@@ -328,13 +327,13 @@ TEST_F(AgentProcessTest, AnAgentKilledBeforeSavingItsPlaceDoesNotStartATaskAgain
   a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   std::this_thread::sleep_for(std::chrono::seconds(3));  // a second run would have ended by now
-  const int count = LineCount(done);
-  EXPECT_EQ(count, 1) << Read(done) << a->log();
+  EXPECT_EQ(LineCount(done), 1) << Read(done) << a->log();
 }
 
 // What a machine's restart leaves: a container's folder whose shim and command are gone without an
-// exit file. Killed here by hand (the shim first, so that it writes nothing); `exit_after`, when
-// set, writes the exit file that long after the agent starts, as a shim late to write it would.
+// exit file. Killed here by hand (the shim first, so that it writes nothing); `exit_after_ms`,
+// when set, writes the exit file that long after the agent starts, as a shim late to write it
+// would.
 class LostShimTest : public AgentProcessTest {
  protected:
   std::unique_ptr<AgentProcess> RestartWithTheTaskGone(std::optional<int> exit_after_ms) {
@@ -350,8 +349,12 @@ class LostShimTest : public AgentProcessTest {
     std::istringstream stat(Read("/proc/" + std::to_string(pid) + "/stat"));
     std::string field;
     for (int i = 0; i < 4; ++i) stat >> field;  // pid, comm, state, ppid
+    const pid_t shim = std::stoi(field);
+    // The command's parent must still be its shim: never signal init or the test itself.
+    EXPECT_GT(shim, 1);
+    EXPECT_NE(shim, getpid());
     a->Kill(SIGKILL);
-    kill(std::stoi(field), SIGKILL);
+    if (shim > 1 && shim != getpid()) kill(shim, SIGKILL);
     kill(-pid, SIGKILL);
     EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, 10));
     EXPECT_FALSE(fs::exists(dir + "/exit"));
@@ -417,7 +420,9 @@ TEST_F(AgentProcessTest, ANodeWhoseAgentFellSilentFailsAndComesBackWithIt) {
   // The task starts again on the node that is left.
   ASSERT_TRUE(WaitFor([&] { return StartTasks().size() == 2; }, 30));
   for (const auto& [container, start] : StartTasks()) {
-    if (container != first["container"]) EXPECT_EQ(start["node"], other);
+    if (container != first["container"]) {
+      EXPECT_EQ(start["node"], other);
+    }
   }
   auto sleepers = [&] {
     int count = 0;
