@@ -40,9 +40,11 @@ class BatchPlacement {
   // Whether a task of `job` is placed greedily by the queue (else only by the plan, or where
   // capacity was just freed). Asked once, when the job is submitted.
   virtual bool Greedy(const BatchJob& job) const { return true; }
-  // Whether the queue offers room to the jobs that can still start within their tolerance before
-  // the late ones (a planner's order); else in priority, then arrival order (kube-scheduler's).
-  virtual bool OnTimeFirst() const { return false; }
+  // Positive: within each priority the queue offers room in urgency order, first what would be
+  // lost within this many seconds (tasks about to miss their deadline, then late tasks about to
+  // be given up by their submitter), then the other tasks in time, then the other late ones (a
+  // planner's order). 0: in arrival order (kube-scheduler's).
+  virtual int64_t UrgencyWindow() const { return 0; }
   // Whether a cycle is due although nothing changed (a re-plan).
   virtual bool Due(const EngineCore& core) const { return false; }
   // Runs in every cycle after the services are placed, before the greedy pass.

@@ -5,6 +5,23 @@
 #include "engine/core.h"
 
 namespace archimedes {
+namespace {
+
+// The passes of the queue with an urgency window (BatchPlacement::UrgencyWindow), in order.
+enum Urgency : int {
+  kMissesDeadlineSoon = 0,  // in time, but late within the window
+  kGivenUpSoon = 1,         // late, and its submitter gives up within the window
+  kInTime = 2,
+  kLate = 3,
+};
+
+int UrgencyOf(const BatchJob& job, const JobRun& run, int64_t now, int64_t window) {
+  const int64_t deadline = job.submit_time + job.delay_tolerance_s;
+  if (now <= deadline) return deadline - now <= window ? kMissesDeadlineSoon : kInTime;
+  return run.give_up_at - now <= window ? kGivenUpSoon : kLate;
+}
+
+}  // namespace
 
 void BatchQueue::Place(EngineCore& core) {
   const BatchPlacement& batch = core.batch_placement();
@@ -18,18 +35,18 @@ void BatchQueue::Place(EngineCore& core) {
   core.freed_nodes.clear();
   const bool unpark_all = core.unpark_all;
   core.unpark_all = false;
-  const bool on_time_first = batch.OnTimeFirst();
+  const int64_t urgency_window = batch.UrgencyWindow();
   for (auto& [priority, queue] : core.job_queue()) {
-    // Pass 0 offers room to the jobs whose deadline has not passed, pass 1 to the others; without
-    // OnTimeFirst one pass takes them all in arrival order.
-    for (int pass = on_time_first ? 0 : 1; pass < 2; ++pass) {
+    // One pass per Urgency; without a window one pass takes them all in arrival order.
+    for (int pass = urgency_window > 0 ? kMissesDeadlineSoon : kLate; pass <= kLate; ++pass) {
       for (int32_t j : queue) {
         JobRun& run = core.job_run(j);
         core.ExpireJob(j);
         if (run.pending <= 0) continue;
         const BatchJob& job = core.job(j);
-        const bool on_time = core.now() <= job.submit_time + job.delay_tolerance_s;
-        if (on_time_first && on_time != (pass == 0)) continue;
+        if (urgency_window > 0 && UrgencyOf(job, run, core.now(), urgency_window) != pass) {
+          continue;
+        }
         // Tasks the strategy does not place greedily start between its plans only where capacity
         // has just been freed, not to leave it idle.
         bool may_fit = run.greedy && (!run.parked || unpark_all);

@@ -82,9 +82,10 @@ class PlannedBatch final : public BatchPlacement {
     return job.type == JobType::kServerless || !Planned(job);
   }
 
-  // Room freed between re-plans goes in the plan's own order: a late task never takes it from
-  // one that can still start in time.
-  bool OnTimeFirst() const override { return true; }
+  // Room freed between re-plans goes first to what would be lost before the next re-plan could
+  // plan it; a late task never takes it from one that can still start in time unless its
+  // submitter is about to give up on it.
+  int64_t UrgencyWindow() const override { return planner_->options().bin_seconds; }
 
   bool Due(const EngineCore& core) const override {
     return replan_ || PlanBin(core.now()) != planned_bin_;
