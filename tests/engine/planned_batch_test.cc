@@ -103,5 +103,70 @@ TEST_F(PlannedBatchTest, ATaskMayTakeAWholeNodeWhereNoServiceRuns) {
   EXPECT_EQ(taken_[0].kind, ActionKind::kStartTask);
 }
 
+// Room freed between re-plans: a whole-node task estimated at an hour starts alone, whole-node
+// jobs queue behind it at 1 s, and it ends after 100 s. Submit the jobs between StartBlocker and
+// TakerOfFreedRoom, which returns the job that started at 100 s.
+class FreedRoomTest : public PlannedBatchTest {
+ protected:
+  void StartBlocker() {
+    BatchJob blocker = Offline("blocker", 1, 7200, 0, 7200);
+    blocker.duration_estimate_s = 3600;
+    engine_.SubmitJob(blocker, 100'000);
+    RunTo(0);
+    ASSERT_EQ(taken_.size(), 1u);
+    ASSERT_EQ(taken_[0].kind, ActionKind::kStartTask);
+    blocker_ = taken_[0].container;
+  }
+  int32_t TakerOfFreedRoom() {
+    RunTo(99);
+    taken_.clear();
+    engine_.ContainerFinished(blocker_);
+    RunTo(100);
+    int32_t taker = -1;
+    for (const Action& a : taken_) {
+      if (a.kind != ActionKind::kStartTask) continue;
+      EXPECT_EQ(taker, -1) << "one task fits";
+      taker = a.job;
+    }
+    return taker;
+  }
+
+  ContainerId blocker_ = -1;
+};
+
+// In arrival order the job with two hours to spare would take the room; the one whose deadline
+// passes before the next re-plan goes first.
+TEST_F(FreedRoomTest, GoesFirstToATaskAboutToMissItsDeadline) {
+  StartBlocker();
+  engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
+  const int32_t hurried = engine_.SubmitJob(Offline("hurried", 1, 7200, 1, 250), 100'000);
+  EXPECT_EQ(TakerOfFreedRoom(), hurried);
+}
+
+// A late task whose submitter gives up before the next re-plan is lost unless it starts now; the
+// task in time can wait.
+TEST_F(FreedRoomTest, GoesToALateTaskAboutToBeGivenUpBeforeOneThatCanWait) {
+  StartBlocker();
+  engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
+  const int32_t late = engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 350);
+  EXPECT_EQ(TakerOfFreedRoom(), late);
+}
+
+// A late task with patience left does not take the room from one still in time.
+TEST_F(FreedRoomTest, GoesToATaskInTimeBeforeALateOneThatCanWait) {
+  StartBlocker();
+  engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 100'000);
+  const int32_t slack = engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
+  EXPECT_EQ(TakerOfFreedRoom(), slack);
+}
+
+// Both would be lost before the next re-plan: the contract that can still be kept goes first.
+TEST_F(FreedRoomTest, GoesToATaskAboutToMissItsDeadlineBeforeALateOneAboutToBeGivenUp) {
+  StartBlocker();
+  engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 350);
+  const int32_t hurried = engine_.SubmitJob(Offline("hurried", 1, 7200, 1, 250), 100'000);
+  EXPECT_EQ(TakerOfFreedRoom(), hurried);
+}
+
 }  // namespace
 }  // namespace archimedes
