@@ -410,15 +410,13 @@ TEST(SimulatorTest, ServerlessTasksBorrowCpuFromOfflineOnes) {
 }
 
 // The planner reports a job late ahead of its deadline, whenever a plan puts a start past its
-// tolerance (issue 15); most such reports are right, that is, followed by some task of the job
-// starting late. Some are not: the plan counts running tasks until their estimated end, and
-// estimates run up to twice the actual duration, so room frees earlier than planned; and a job
-// fitted between full re-plans is reported before the next re-plan, which orders every pending job
-// by deadline, may find it a start in time (86 of 367 reported jobs here started every task in
-// time, against 37 of 315 when only full re-plans reported); and room freed between re-plans goes
-// to the jobs still in time first (issue 21), which rescues more of them (98 of 285 since). Most
-// reports still come true. No job starts late unreported.
-TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
+// tolerance (issue 15), and no job starts late unreported. The report is a forecast, and a
+// pessimistic one: the plan counts running tasks until their estimated end, and estimates run up
+// to twice the actual duration, so room frees earlier than planned; and that room goes first to
+// the jobs about to miss their deadline (issue 21), which are the reported ones. Here 192 of 318
+// reported jobs then started every task in time (98 of 285 when freed room went to the jobs in
+// time in arrival order; 37 of 315 when only full re-plans reported).
+TEST(SimulatorTest, EveryJobThatStartsLateIsReported) {
   GeneratorParams p;
   p.nodes = 30;
   p.days = 1;
@@ -427,7 +425,6 @@ TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
   const Scenario scenario = GenerateScenario(p);
   Policy policy = MakePolicy("archimedes");
   SimOptions options = QuickOptions();
-  std::map<int32_t, std::set<int>> started_in_time;  // job → tasks seen started within tolerance
   std::set<int32_t> started_late;
   std::set<int32_t> reported;
   options.on_reported_late = [&](int64_t, int32_t job, int) { reported.insert(job); };
@@ -437,22 +434,15 @@ TEST(SimulatorTest, MostJobsReportedLateDoStartLate) {
         const Container& c = state.container(id);
         if (c.kind != OwnerKind::kTask) continue;
         const BatchJob& job = scenario.workload.jobs[c.owner];
-        if (c.start_time <= job.submit_time + job.delay_tolerance_s) {
-          started_in_time[c.owner].insert(c.index);
-        } else if (job.submit_time >= options.warmup_s) {
+        if (c.start_time > job.submit_time + job.delay_tolerance_s &&
+            job.submit_time >= options.warmup_s) {
           started_late.insert(c.owner);
         }
       }
     }
   };
   Simulate(scenario, policy, options);
-  int wrong = 0;
-  for (int32_t j : reported) {
-    wrong += static_cast<int>(started_in_time[j].size()) == scenario.workload.jobs[j].tasks;
-  }
   ASSERT_GT(reported.size(), 20u) << "the stream should overload the fleet";
-  EXPECT_LT(wrong * 2, static_cast<int>(reported.size()))
-      << wrong << " of " << reported.size() << " reported jobs started in time";
   ASSERT_FALSE(started_late.empty());
   for (int32_t j : started_late) EXPECT_TRUE(reported.count(j)) << "job " << j;
 }
