@@ -131,6 +131,11 @@ class FreedRoomTest : public PlannedBatchTest {
     return taker;
   }
 
+  // A whole-node job submitted at 1 s; its submitter gives up at `give_up_at`.
+  int32_t Queue(const std::string& name, int64_t tolerance, int64_t give_up_at = 100'000) {
+    return engine_.SubmitJob(Offline(name, 1, 7200, 1, tolerance), give_up_at);
+  }
+
   ContainerId blocker_ = -1;
 };
 
@@ -138,8 +143,8 @@ class FreedRoomTest : public PlannedBatchTest {
 // passes before the next re-plan goes first.
 TEST_F(FreedRoomTest, GoesFirstToATaskAboutToMissItsDeadline) {
   StartBlocker();
-  engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
-  const int32_t hurried = engine_.SubmitJob(Offline("hurried", 1, 7200, 1, 250), 100'000);
+  Queue("slack", 7200);
+  const int32_t hurried = Queue("hurried", 250);
   EXPECT_EQ(TakerOfFreedRoom(), hurried);
 }
 
@@ -147,24 +152,24 @@ TEST_F(FreedRoomTest, GoesFirstToATaskAboutToMissItsDeadline) {
 // task in time can wait.
 TEST_F(FreedRoomTest, GoesToALateTaskAboutToBeGivenUpBeforeOneThatCanWait) {
   StartBlocker();
-  engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
-  const int32_t late = engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 350);
+  Queue("slack", 7200);
+  const int32_t late = Queue("late", 10, 350);
   EXPECT_EQ(TakerOfFreedRoom(), late);
 }
 
 // A late task with patience left does not take the room from one still in time.
 TEST_F(FreedRoomTest, GoesToATaskInTimeBeforeALateOneThatCanWait) {
   StartBlocker();
-  engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 100'000);
-  const int32_t slack = engine_.SubmitJob(Offline("slack", 1, 7200, 1, 7200), 100'000);
+  Queue("late", 10);
+  const int32_t slack = Queue("slack", 7200);
   EXPECT_EQ(TakerOfFreedRoom(), slack);
 }
 
 // Both would be lost before the next re-plan: the contract that can still be kept goes first.
 TEST_F(FreedRoomTest, GoesToATaskAboutToMissItsDeadlineBeforeALateOneAboutToBeGivenUp) {
   StartBlocker();
-  engine_.SubmitJob(Offline("late", 1, 7200, 1, 10), 350);
-  const int32_t hurried = engine_.SubmitJob(Offline("hurried", 1, 7200, 1, 250), 100'000);
+  Queue("late", 10, 350);
+  const int32_t hurried = Queue("hurried", 250);
   EXPECT_EQ(TakerOfFreedRoom(), hurried);
 }
 
