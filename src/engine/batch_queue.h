@@ -1,5 +1,6 @@
 // Queued batch jobs (engine/core.h's job_queue), placed greedily once per scheduling cycle by
-// priority, then arrival, through the policy's BatchPlacement scheduler. Cheap when most of the
+// priority, then arrival (or urgency, BatchPlacement::UrgencyWindow), through the policy's
+// BatchPlacement scheduler. Cheap when most of the
 // queue cannot fit: a job whose task fit no node is parked until a node that could take it frees
 // resources (or the next usage round); an envelope of the room any node has and the minimal set of
 // shapes that failed this cycle reject hopeless tasks in O(1); the tasks of one job skip nodes
