@@ -7,13 +7,15 @@
 namespace archimedes {
 namespace {
 
-// The passes of the queue with an urgency window (BatchPlacement::UrgencyWindow), in order.
+// The groups the queue offers room to with an urgency window (BatchPlacement::UrgencyWindow), in
+// order (BatchQueue::kUrgencies of them).
 enum Urgency : int {
   kMissesDeadlineSoon = 0,  // in time, but late within the window
   kGivenUpSoon = 1,         // late, and its submitter gives up within the window
   kInTime = 2,
   kLate = 3,
 };
+static_assert(kLate + 1 == BatchQueue::kUrgencies);
 
 int UrgencyOf(const BatchJob& job, const JobRun& run, int64_t now, int64_t window) {
   const int64_t deadline = job.submit_time + job.delay_tolerance_s;
@@ -37,16 +39,21 @@ void BatchQueue::Place(EngineCore& core) {
   core.unpark_all = false;
   const int64_t urgency_window = batch.UrgencyWindow();
   for (auto& [priority, queue] : core.job_queue()) {
-    // One pass per Urgency; without a window one pass takes them all in arrival order.
-    for (int pass = urgency_window > 0 ? kMissesDeadlineSoon : kLate; pass <= kLate; ++pass) {
-      for (int32_t j : queue) {
+    // The jobs with tasks to start, by Urgency, each group in arrival order; without a window one
+    // group holds them all.
+    for (std::vector<int32_t>& group : by_urgency_) group.clear();
+    for (int32_t j : queue) {
+      core.ExpireJob(j);
+      const JobRun& run = core.job_run(j);
+      if (run.pending <= 0) continue;
+      by_urgency_[urgency_window > 0 ? UrgencyOf(core.job(j), run, core.now(), urgency_window)
+                                     : kLate]
+          .push_back(j);
+    }
+    for (const std::vector<int32_t>& group : by_urgency_) {
+      for (int32_t j : group) {
         JobRun& run = core.job_run(j);
-        core.ExpireJob(j);
-        if (run.pending <= 0) continue;
         const BatchJob& job = core.job(j);
-        if (urgency_window > 0 && UrgencyOf(job, run, core.now(), urgency_window) != pass) {
-          continue;
-        }
         // Tasks the strategy does not place greedily start between its plans only where capacity
         // has just been freed, not to leave it idle.
         bool may_fit = run.greedy && (!run.parked || unpark_all);

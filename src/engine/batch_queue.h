@@ -22,6 +22,9 @@ class EngineCore;
 
 class BatchQueue {
  public:
+  // The groups of jobs the queue offers room to in turn (BatchPlacement::UrgencyWindow).
+  static constexpr int kUrgencies = 4;
+
   void Place(EngineCore& core);
 
  private:
@@ -50,6 +53,7 @@ class BatchQueue {
 
   Resources envelope_;
   std::vector<Resources> failed_shapes_;
+  std::array<std::vector<int32_t>, kUrgencies> by_urgency_;  // of one priority's queue, this cycle
   std::vector<ContainerId> started_;
   FeasibilityMemo memo_;
 };

@@ -165,6 +165,19 @@ class AgentProcessTest : public ::testing::Test {
     const json j = Get("/v1/jobs/" + job);
     return j.is_object() ? j["status"]["phase"].get<std::string>() : "";
   }
+  // On node-a, a task that sleeps `seconds` and then appends its container's name to Done() runs,
+  // its agent is killed with SIGKILL, and the task ends while no agent is there. Returns the job.
+  std::string EndATaskWhileItsAgentIsAway(int seconds) {
+    auto a = StartAgent("node-a");
+    const std::string job =
+        SubmitJob("sleep " + std::to_string(seconds) + "; echo $ARCHIMEDES_CONTAINER >> " + Done(),
+                  1, "64Mi");
+    EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30)) << a->log();
+    a->Kill(SIGKILL);
+    EXPECT_TRUE(WaitFor([&] { return fs::exists(Done()); }, 30)) << a->log();
+    return job;
+  }
+  std::string Done() const { return root_ + "/done"; }
   static int LineCount(const std::string& path) {
     std::istringstream lines(Read(path));
     int count = 0;
@@ -297,37 +310,29 @@ TEST_F(AgentProcessTest, ATaskAboveItsMemoryLimitIsReportedOomKilled) {
 }
 
 TEST_F(AgentProcessTest, ARestartedAgentReportsWhatEndedWhileItWasAway) {
-  auto a = StartAgent("node-a");
-  const std::string done = root_ + "/done";
-  const std::string job = SubmitJob("sleep 2; echo $ARCHIMEDES_CONTAINER >> " + done, 1, "64Mi");
-  ASSERT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30)) << a->log();
-  a->Kill(SIGKILL);
-  ASSERT_TRUE(WaitFor([&] { return fs::exists(done); }, 30)) << a->log();
+  const std::string job = EndATaskWhileItsAgentIsAway(2);
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(Phase(job), "Running");  // nobody told the server yet
-  a = StartAgent("node-a");
+  auto a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   EXPECT_NE(a->log().find("(ended while the agent was away)"), std::string::npos) << a->log();
-  EXPECT_EQ(LineCount(done), 1) << Read(done) << a->log();  // not started a second time
+  EXPECT_EQ(LineCount(Done()), 1) << Read(Done()) << a->log();  // not started a second time
 }
 
 // An agent killed after it started a task and before it saved the action's number finds the task
 // in its folder on restart and goes on after that action: the server's feed gives the start again,
 // and it must not run twice. The saved number is set back by hand to make that moment.
 TEST_F(AgentProcessTest, AnAgentKilledBeforeSavingItsPlaceDoesNotStartATaskAgain) {
-  auto a = StartAgent("node-a");
-  const std::string done = root_ + "/done";
-  const std::string job = SubmitJob("sleep 1; echo $ARCHIMEDES_CONTAINER >> " + done, 1, "64Mi");
-  ASSERT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30)) << a->log();
-  a->Kill(SIGKILL);
-  ASSERT_TRUE(WaitFor([&] { return fs::exists(done); }, 30)) << a->log();
+  const std::string job = EndATaskWhileItsAgentIsAway(1);
+  ASSERT_FALSE(HasFailure());
   const std::map<std::string, json> starts = StartTasks();
   ASSERT_EQ(starts.size(), 1u);
   const int64_t start_seq = starts.begin()->second["seq"];
   std::ofstream(root_ + "/node-a/seq") << start_seq - 1 << "\n";
-  a = StartAgent("node-a");
+  auto a = StartAgent("node-a");
   EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Succeeded"; }, 30)) << a->log();
   std::this_thread::sleep_for(std::chrono::seconds(3));  // a second run would have ended by now
-  EXPECT_EQ(LineCount(done), 1) << Read(done) << a->log();
+  EXPECT_EQ(LineCount(Done()), 1) << Read(Done()) << a->log();
 }
 
 // What a machine's restart leaves: a container's folder whose shim and command are gone without an

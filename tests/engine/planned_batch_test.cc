@@ -103,75 +103,72 @@ TEST_F(PlannedBatchTest, ATaskMayTakeAWholeNodeWhereNoServiceRuns) {
   EXPECT_EQ(taken_[0].kind, ActionKind::kStartTask);
 }
 
-// Room freed between re-plans: a whole-node task estimated at an hour starts alone, whole-node
-// jobs queue behind it at 1 s, and it ends after 100 s. Submit the jobs between StartBlocker and
-// TakerOfFreedRoom, which returns the job that started at 100 s.
-class FreedRoomTest : public PlannedBatchTest {
- protected:
-  void StartBlocker() {
-    BatchJob blocker = Offline("blocker", 1, 7200, 0, 7200);
-    blocker.duration_estimate_s = 3600;
-    engine_.SubmitJob(blocker, 100'000);
-    RunTo(0);
-    ASSERT_EQ(taken_.size(), 1u);
-    ASSERT_EQ(taken_[0].kind, ActionKind::kStartTask);
-    blocker_ = taken_[0].container;
-  }
-  int32_t TakerOfFreedRoom() {
-    RunTo(99);
-    taken_.clear();
-    engine_.ContainerFinished(blocker_);
-    RunTo(100);
-    int32_t taker = -1;
-    for (const Action& a : taken_) {
-      if (a.kind != ActionKind::kStartTask) continue;
-      EXPECT_EQ(taker, -1) << "one task fits";
-      taker = a.job;
-    }
-    return taker;
-  }
-
-  // A whole-node job submitted at 1 s; its submitter gives up at `give_up_at`.
-  int32_t Queue(const std::string& name, int64_t tolerance, int64_t give_up_at = 100'000) {
-    return engine_.SubmitJob(Offline(name, 1, 7200, 1, tolerance), give_up_at);
-  }
-
-  ContainerId blocker_ = -1;
+// Room freed between re-plans: a whole-node task estimated at an hour starts alone, two whole-node
+// jobs queue behind it at 1 s, and it ends after 100 s (the re-plans come every 300 s). Arrival
+// order would give the room to the first job; in each case the second is the more urgent and
+// takes it.
+struct QueuedJob {
+  const char* name;
+  int64_t tolerance;
+  int64_t give_up_at;
 };
+struct FreedRoomCase {
+  const char* rule;
+  QueuedJob first, second;
+};
+constexpr int64_t kPatient = 100'000;
 
-// In arrival order the job with two hours to spare would take the room; the one whose deadline
-// passes before the next re-plan goes first.
-TEST_F(FreedRoomTest, GoesFirstToATaskAboutToMissItsDeadline) {
-  StartBlocker();
-  Queue("slack", 7200);
-  const int32_t hurried = Queue("hurried", 250);
-  EXPECT_EQ(TakerOfFreedRoom(), hurried);
+class FreedRoomTest : public PlannedBatchTest,
+                      public ::testing::WithParamInterface<FreedRoomCase> {};
+
+TEST_P(FreedRoomTest, GoesToTheMostUrgentJob) {
+  BatchJob blocker = Offline("blocker", 1, 7200, 0, 7200);
+  blocker.duration_estimate_s = 3600;
+  engine_.SubmitJob(blocker, kPatient);
+  RunTo(0);
+  ASSERT_EQ(taken_.size(), 1u);
+  ASSERT_EQ(taken_[0].kind, ActionKind::kStartTask);
+  const ContainerId running = taken_[0].container;
+  auto queue = [&](const QueuedJob& q) {
+    return engine_.SubmitJob(Offline(q.name, 1, 7200, 1, q.tolerance), q.give_up_at);
+  };
+  queue(GetParam().first);
+  const int32_t second = queue(GetParam().second);
+  RunTo(99);
+  taken_.clear();
+  engine_.ContainerFinished(running);
+  RunTo(100);
+  int32_t taker = -1;
+  for (const Action& a : taken_) {
+    if (a.kind != ActionKind::kStartTask) continue;
+    EXPECT_EQ(taker, -1) << "one task fits";
+    taker = a.job;
+  }
+  EXPECT_EQ(taker, second);
 }
 
-// A late task whose submitter gives up before the next re-plan is lost unless it starts now; the
-// task in time can wait.
-TEST_F(FreedRoomTest, GoesToALateTaskAboutToBeGivenUpBeforeOneThatCanWait) {
-  StartBlocker();
-  Queue("slack", 7200);
-  const int32_t late = Queue("late", 10, 350);
-  EXPECT_EQ(TakerOfFreedRoom(), late);
-}
-
-// A late task with patience left does not take the room from one still in time.
-TEST_F(FreedRoomTest, GoesToATaskInTimeBeforeALateOneThatCanWait) {
-  StartBlocker();
-  Queue("late", 10);
-  const int32_t slack = Queue("slack", 7200);
-  EXPECT_EQ(TakerOfFreedRoom(), slack);
-}
-
-// Both would be lost before the next re-plan: the contract that can still be kept goes first.
-TEST_F(FreedRoomTest, GoesToATaskAboutToMissItsDeadlineBeforeALateOneAboutToBeGivenUp) {
-  StartBlocker();
-  Queue("late", 10, 350);
-  const int32_t hurried = Queue("hurried", 250);
-  EXPECT_EQ(TakerOfFreedRoom(), hurried);
-}
+INSTANTIATE_TEST_SUITE_P(
+    Urgency, FreedRoomTest,
+    ::testing::Values(
+        // In arrival order the job with two hours to spare would take the room; the one whose
+        // deadline passes before the next re-plan goes first.
+        FreedRoomCase{"ATaskAboutToMissItsDeadlineFirst",
+                      {"slack", 7200, kPatient},
+                      {"hurried", 250, kPatient}},
+        // A late task whose submitter gives up before the next re-plan is lost unless it starts
+        // now; the task in time can wait.
+        FreedRoomCase{"ALateTaskAboutToBeGivenUpBeforeOneThatCanWait",
+                      {"slack", 7200, kPatient},
+                      {"late", 10, 350}},
+        // A late task with patience left does not take the room from one still in time.
+        FreedRoomCase{"ATaskInTimeBeforeALateOneThatCanWait",
+                      {"late", 10, kPatient},
+                      {"slack", 7200, kPatient}},
+        // Both would be lost before the next re-plan: the contract that can still be kept first.
+        FreedRoomCase{"ATaskAboutToMissItsDeadlineBeforeALateOneAboutToBeGivenUp",
+                      {"late", 10, 350},
+                      {"hurried", 250, kPatient}}),
+    [](const ::testing::TestParamInfo<FreedRoomCase>& info) { return info.param.rule; });
 
 }  // namespace
 }  // namespace archimedes
