@@ -77,6 +77,7 @@ class AgentProcess {
                                      "--poll-wait",      "2",
                                      "--cgroup",         CgroupName(node)};
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_ = fork();
@@ -169,7 +170,7 @@ class AgentProcessTest : public ::testing::Test {
   // its agent is killed with SIGKILL, and the task ends while no agent is there. Returns the job.
   std::string EndATaskWhileItsAgentIsAway(int seconds) {
     auto a = StartAgent("node-a");
-    const std::string job =
+    std::string job =
         SubmitJob("sleep " + std::to_string(seconds) + "; echo $ARCHIMEDES_CONTAINER >> " + Done(),
                   1, "64Mi");
     EXPECT_TRUE(WaitFor([&] { return Phase(job) == "Running"; }, 30)) << a->log();
