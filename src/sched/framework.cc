@@ -37,17 +37,50 @@ NodeId ScanCandidates(const ClusterState& state, const Resources& need, NodeId f
   return -1;
 }
 
+// Like ScanCandidates, over the ids nodes[begin, end) only.
+template <typename Visit>
+NodeId ScanList(const ClusterState& state, const Resources& need, std::span<const NodeId> nodes,
+                size_t begin, size_t end, Visit&& visit) {
+  for (size_t i = begin; i < end; ++i) {
+    if (state.Holds(nodes[i], need) && visit(nodes[i])) return nodes[i];
+  }
+  return -1;
+}
+
 }  // namespace
 
 void FeasibilityMemo::Reset() {
-  for (NodeId n : marked_) infeasible_[n] = 0;
-  marked_.clear();
+  for (NodeId n : touched_) verdicts_[n] = kUnknown;
+  touched_.clear();
+  open_.clear();
+  open_nodes_ = 0;
+  closing_ = false;
 }
 
-void FeasibilityMemo::MarkInfeasible(NodeId n, int num_nodes) {
-  if (infeasible_.size() < static_cast<size_t>(num_nodes)) infeasible_.resize(num_nodes);
-  infeasible_[n] = 1;
-  marked_.push_back(n);
+void FeasibilityMemo::Placed(NodeId n) {
+  if (verdict(n) == kScored) verdicts_[n] = kUnknown;  // stays in touched_: harmless
+}
+
+void FeasibilityMemo::Set(NodeId n, Verdict v, int num_nodes) {
+  if (verdicts_.size() < static_cast<size_t>(num_nodes)) {
+    verdicts_.resize(num_nodes);
+    scores_.resize(num_nodes);
+  }
+  if (verdicts_[n] == kUnknown) touched_.push_back(n);
+  verdicts_[n] = v;
+  closing_ = closing_ || v == kInfeasible;
+}
+
+void FeasibilityMemo::Open(int num_nodes) {
+  // Nodes join the fleet with the next ids, so a grown fleet only appends to the list.
+  for (NodeId n = open_nodes_; n < num_nodes; ++n) open_.push_back(n);
+  open_nodes_ = num_nodes;
+}
+
+void FeasibilityMemo::CloseInfeasible() {
+  if (!closing_) return;
+  std::erase_if(open_, [&](NodeId n) { return verdicts_[n] == kInfeasible; });
+  closing_ = false;
 }
 
 Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
@@ -58,7 +91,9 @@ Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
       rng_(options.seed) {
   for (const auto& f : filters_) {
     for (Dim d : f->guaranteed_dims()) guaranteed_[static_cast<int>(d)] = true;
+    node_local_ = node_local_ && f->node_local();
   }
+  for (const WeightedScorer& s : scorers_) node_local_ = node_local_ && s.plugin->node_local();
 }
 
 Resources Scheduler::IndexNeed(const PodRequest& pod) const {
@@ -116,19 +151,35 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
     if (f->AppliesTo(ctx, pod)) applying_.push_back(f.get());
   }
   const Resources need = IndexNeed(pod);
+  // With the memo, a node known to pass keeps its score (node-local plugins only).
+  const bool keep_scores = memo != nullptr && node_local_;
   auto visit = [&](NodeId node) {
-    if (memo != nullptr && memo->known_infeasible(node)) return false;
-    if (PassesApplying(ctx, pod, node)) {
+    const FeasibilityMemo::Verdict known =
+        memo != nullptr ? memo->verdict(node) : FeasibilityMemo::kUnknown;
+    if (known == FeasibilityMemo::kInfeasible) return false;
+    if (known == FeasibilityMemo::kScored || PassesApplying(ctx, pod, node)) {
       feasible_.push_back(node);
       return static_cast<int>(feasible_.size()) == to_find;
     }
-    if (memo != nullptr) memo->MarkInfeasible(node, num_nodes);
+    if (memo != nullptr) memo->Set(node, FeasibilityMemo::kInfeasible, num_nodes);
     return false;
   };
   // Round-robin from next_start_; the next decision starts after the node that completed the
-  // sample, or here again when the whole fleet was visited.
-  NodeId last = ScanCandidates(ctx.state, need, next_start_, num_nodes, visit);
-  if (last < 0) last = ScanCandidates(ctx.state, need, 0, next_start_, visit);
+  // sample, or here again when the whole fleet was visited. With the memo, the scan walks only
+  // the nodes not known infeasible, which visits the same nodes in the same order.
+  NodeId last = -1;
+  if (memo != nullptr) {
+    memo->Open(num_nodes);
+    const std::span<const NodeId> open = memo->open_;
+    const size_t split =
+        static_cast<size_t>(std::lower_bound(open.begin(), open.end(), next_start_) - open.begin());
+    last = ScanList(ctx.state, need, open, split, open.size(), visit);
+    if (last < 0) last = ScanList(ctx.state, need, open, 0, split, visit);
+    memo->CloseInfeasible();
+  } else {
+    last = ScanCandidates(ctx.state, need, next_start_, num_nodes, visit);
+    if (last < 0) last = ScanCandidates(ctx.state, need, 0, next_start_, visit);
+  }
   if (last >= 0) next_start_ = last + 1 == num_nodes ? 0 : last + 1;
   if (feasible_.empty()) return -1;
   if (feasible_.size() == 1) return feasible_[0];
@@ -138,7 +189,16 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
   int64_t best_score = -1;
   uint64_t ties = 0;
   for (NodeId node : feasible_) {
-    int64_t score = TotalScore(ctx, pod, node);
+    int64_t score = 0;
+    if (keep_scores && memo->verdict(node) == FeasibilityMemo::kScored) {
+      score = memo->scores_[node];
+    } else {
+      score = TotalScore(ctx, pod, node);
+      if (keep_scores) {
+        memo->Set(node, FeasibilityMemo::kScored, num_nodes);
+        memo->scores_[node] = score;
+      }
+    }
     if (score > best_score) {
       best_score = score;
       best = node;

@@ -77,6 +77,9 @@ class FilterPlugin {
   // The Scheduler skips nodes that fall short in any of them without calling a filter (the
   // candidate index), which is exact only if this holds for every pod the filter is asked about.
   virtual std::span<const Dim> guaranteed_dims() const { return {}; }
+  // True when the verdict for a node reads only that node's state and the pod: a placement on
+  // another node leaves it unchanged (FeasibilityMemo keeps it).
+  virtual bool node_local() const { return false; }
 };
 
 class ScorePlugin {
@@ -85,6 +88,8 @@ class ScorePlugin {
   virtual std::string_view name() const = 0;
   // In [0, kMaxNodeScore]; higher is better.
   virtual int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const = 0;
+  // As FilterPlugin::node_local, for the score.
+  virtual bool node_local() const { return false; }
 };
 
 struct WeightedScorer {
@@ -108,23 +113,38 @@ struct NodeExplanation {
   int64_t total = 0;
 };
 
-// Nodes already found infeasible for one pod shape. Filters only get stricter as a node fills, so
-// while nothing leaves any node, a node that failed a pod's filters fails them for an identical
-// pod too: placing the tasks of one job one by one need not filter those nodes again. The result
-// of Schedule is exactly what it would be without the memo. Reset() whenever anything is removed
-// from a node or the pod changes.
+// What the scans for one pod shape have learnt about the nodes, kept between the decisions of
+// identical pods (the tasks of one job). Filters only get stricter as a node fills, so while
+// nothing leaves any node a node that failed them fails them again, and the scan no longer visits
+// it. With a Scheduler whose plugins are all node-local (FilterPlugin::node_local), a node that
+// passed keeps its verdict and score until something is placed on it. Schedule's result is exactly
+// what it would be without the memo, provided the caller calls Placed(n) after adding a container
+// to node n, and Reset() whenever anything leaves a node or the pod changes.
 class FeasibilityMemo {
  public:
   void Reset();
-  bool known_infeasible(NodeId n) const {
-    return static_cast<size_t>(n) < infeasible_.size() && infeasible_[n] != 0;
-  }
-  void MarkInfeasible(NodeId n, int num_nodes);
+  void Placed(NodeId n);
 
  private:
   friend class Scheduler;
-  std::vector<uint8_t> infeasible_;
-  std::vector<NodeId> marked_;
+  enum Verdict : uint8_t { kUnknown = 0, kInfeasible, kScored };
+
+  Verdict verdict(NodeId n) const {
+    return static_cast<size_t>(n) < verdicts_.size() ? static_cast<Verdict>(verdicts_[n])
+                                                     : kUnknown;
+  }
+  void Set(NodeId n, Verdict v, int num_nodes);
+  // Makes `open_` list every node of a fleet of `num_nodes` not known infeasible.
+  void Open(int num_nodes);
+  // Drops the nodes found infeasible since the last call from `open_`.
+  void CloseInfeasible();
+
+  std::vector<uint8_t> verdicts_;  // Verdict per node
+  std::vector<int64_t> scores_;    // total score where kScored
+  std::vector<NodeId> touched_;    // nodes whose verdict is not kUnknown
+  std::vector<NodeId> open_;       // ascending ids of the nodes not known infeasible
+  int open_nodes_ = 0;             // fleet size `open_` was built for; 0 = not built
+  bool closing_ = false;           // some node of `open_` was found infeasible
 };
 
 // Scans nodes in kube-scheduler's order: round-robin from where the previous decision stopped,
@@ -165,6 +185,7 @@ class Scheduler {
   std::vector<WeightedScorer> scorers_;
   SchedulerOptions options_;
   std::array<bool, kNumDims> guaranteed_{};  // by some filter (FilterPlugin::guaranteed_dims)
+  bool node_local_ = true;                   // every plugin is (FilterPlugin::node_local)
   std::vector<NodeId> feasible_;             // reused between calls
   int next_start_ = 0;
   Random rng_;

@@ -120,15 +120,18 @@ TEST(KubernetesPluginsTest, PercentageOfNodesToScoreAndMemoKeepTheChoice) {
     ASSERT_EQ(x, y) << "placement " << i;
     if (x < 0) break;
     with_memo.Add({.node = x, .requests = pod.requests});
+    memo.Placed(x);
     without_memo.Add({.node = y, .requests = pod.requests});
   }
 }
 
-// Counts its calls; passes every node, and says whether it applies as told.
+// Counts its calls; passes every node, and says whether it applies and is node-local as told.
 class CountingFilter : public FilterPlugin {
  public:
-  CountingFilter(bool applies, int* calls) : applies_(applies), calls_(calls) {}
+  CountingFilter(bool applies, int* calls, bool node_local = false)
+      : applies_(applies), node_local_(node_local), calls_(calls) {}
   std::string_view name() const override { return "Counting"; }
+  bool node_local() const override { return node_local_; }
   bool Filter(const SchedulingContext&, const PodRequest&, NodeId) const override {
     ++*calls_;
     return true;
@@ -137,8 +140,36 @@ class CountingFilter : public FilterPlugin {
 
  private:
   bool applies_;
+  bool node_local_;
   int* calls_;
 };
+
+// With a memo, the second task of a job is filtered again only on the node the first went to, when
+// every plugin is node-local; otherwise on every node that passed.
+TEST(KubernetesPluginsTest, TheMemoFiltersAgainOnlyTheNodeATaskWentTo) {
+  std::vector<Node> nodes;
+  nodes.reserve(8);
+  for (int i = 0; i < 8; ++i) nodes.push_back(MakeNode("n" + std::to_string(i), 4000, 16 * kGi));
+  for (bool node_local : {true, false}) {
+    ClusterState state(nodes);
+    int calls = 0;
+    std::vector<std::unique_ptr<FilterPlugin>> filters;
+    filters.push_back(std::make_unique<NodeResourcesFit>());
+    filters.push_back(std::make_unique<CountingFilter>(true, &calls, node_local));
+    std::vector<WeightedScorer> scorers;
+    scorers.push_back({std::make_unique<LeastAllocated>(), 1});
+    Scheduler scheduler(std::move(filters), std::move(scorers), SchedulerOptions{});
+    FeasibilityMemo memo;
+    const PodRequest pod{.requests = Resources::Of(1000, kGi)};
+    const NodeId first = scheduler.Schedule(SchedulingContext{state}, pod, &memo);
+    ASSERT_GE(first, 0);
+    EXPECT_EQ(calls, 8);
+    state.Add({.node = first, .requests = pod.requests});
+    memo.Placed(first);
+    EXPECT_GE(scheduler.Schedule(SchedulingContext{state}, pod, &memo), 0);
+    EXPECT_EQ(calls, node_local ? 9 : 16) << "node-local " << node_local;
+  }
+}
 
 TEST(KubernetesPluginsTest, AFilterThatDoesNotApplyToThePodIsLeftOutOfTheScan) {
   std::vector<Node> nodes;

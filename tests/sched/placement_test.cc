@@ -848,6 +848,7 @@ TEST(PlacementScanTest, CandidateIndexMatchesFullScan) {
           break;
         }
         Place(state, load, s, pod.requests, chosen);
+        if (job) memo.Placed(chosen);
         ++placed;
       }
       memo.Reset();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/cluster_state.h"
+#include "sched/batch_schedulers.h"
 #include "sched/predicted_load.h"
 
 namespace archimedes {
@@ -111,6 +112,76 @@ TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
   }
   EXPECT_GT(fits, 5'000) << "both verdicts are exercised";
   EXPECT_LT(fits, 100'000);
+}
+
+// The batch schedulers place a job's tasks one by one with a FeasibilityMemo, which keeps the
+// verdict and the score of every node nothing was placed on: each decision is the one a scheduler
+// without the memo makes, on a fleet that fills until most tasks find no node.
+TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
+  for (bool time_aware : {false, true}) {
+    SCOPED_TRACE(time_aware);
+    std::mt19937_64 rng(9);
+    auto uniform = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::vector<Node> nodes;
+    nodes.reserve(300);
+    for (int i = 0; i < 300; ++i) {
+      nodes.push_back({.name = "n" + std::to_string(i),
+                       .capacity = Resources::Of(16'000, 64 * kGi),
+                       .allocatable = Resources::Of(16'000, 64 * kGi)});
+    }
+    ClusterState with_memo(nodes, TaskAccounting::kReclaimed);
+    ClusterState without_memo(nodes, TaskAccounting::kReclaimed);
+    PredictedLoad load(nodes);
+    std::vector<Resources> batch_allocatable;
+    for (NodeId n = 0; n < with_memo.num_nodes(); ++n) {
+      Demand services;
+      services.peak[0] = static_cast<float>(uniform(0, 10'000));
+      services.peak[1] = static_cast<float>(uniform(0, 40) * kGi);
+      load.Add(n, services);
+      batch_allocatable.push_back(Resources::Of(uniform(2'000, 14'000), uniform(8, 56) * kGi));
+    }
+    auto make = [&] {
+      return time_aware ? MakeTimeAwareBatchScheduler(3) : MakeReclaimedBatchScheduler(3);
+    };
+    Scheduler a = make(), b = make();
+    FeasibilityMemo memo;
+    int placed = 0, unplaced = 0;
+    for (int job = 0; job < 400; ++job) {
+      const int64_t now = job * 60;
+      const PodRequest pod{.requests = Resources::Of(uniform(500, 4'000), uniform(1, 8) * kGi),
+                           .kind = OwnerKind::kTask,
+                           .owner = job,
+                           .duration_estimate_s = uniform(60, 4 * 3600)};
+      memo.Reset();
+      for (int task = uniform(1, 30); task > 0; --task) {
+        const NodeId x = a.Schedule({.state = with_memo,
+                                     .predicted = &load,
+                                     .batch_allocatable = batch_allocatable,
+                                     .now = now},
+                                    pod, &memo);
+        const NodeId y = b.Schedule({.state = without_memo,
+                                     .predicted = &load,
+                                     .batch_allocatable = batch_allocatable,
+                                     .now = now},
+                                    pod);
+        ASSERT_EQ(x, y) << "job " << job << " task " << task;
+        if (x < 0) {
+          ++unplaced;
+          break;
+        }
+        const Container c{
+            .kind = OwnerKind::kTask, .owner = job, .node = x, .requests = pod.requests};
+        with_memo.Add(c);
+        without_memo.Add(c);
+        memo.Placed(x);
+        ++placed;
+      }
+    }
+    EXPECT_GT(placed, 1'000);
+    EXPECT_GT(unplaced, 100) << "the fleet never filled up";
+  }
 }
 
 }  // namespace

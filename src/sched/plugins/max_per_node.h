@@ -10,6 +10,7 @@ namespace archimedes {
 class MaxPerNode : public FilterPlugin {
  public:
   std::string_view name() const override { return "MaxPerNode"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
   bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override {
     return pod.max_per_node > 0;

@@ -11,6 +11,7 @@ namespace archimedes {
 class NodeAffinity : public FilterPlugin {
  public:
   std::string_view name() const override { return "NodeAffinity"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override {
     return pod.node_affinity.empty() ||
            MatchesRequiredAffinity(pod.node_affinity, ctx.state.node(node));

@@ -10,6 +10,7 @@ namespace archimedes {
 class NodeReady : public FilterPlugin {
  public:
   std::string_view name() const override { return "NodeReady"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest&, NodeId node) const override {
     return ctx.state.ready(node);
   }

@@ -15,6 +15,7 @@ class NodeResourcesFit : public FilterPlugin {
   explicit NodeResourcesFit(std::vector<Dim> dims = {Dim::kCpu, Dim::kMemory, Dim::kGpu})
       : dims_(std::move(dims)) {}
   std::string_view name() const override { return "NodeResourcesFit"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
   std::span<const Dim> guaranteed_dims() const override { return dims_; }
 

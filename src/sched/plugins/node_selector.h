@@ -13,6 +13,7 @@ namespace archimedes {
 class NodeSelector : public FilterPlugin {
  public:
   std::string_view name() const override { return "NodeSelector"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
   bool AppliesTo(const SchedulingContext&, const PodRequest& pod) const override {
     return pod.node_selector != nullptr;

@@ -12,12 +12,14 @@ namespace archimedes {
 class ReclaimedFit : public FilterPlugin {
  public:
   std::string_view name() const override { return "ReclaimedFit"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 
 class ReclaimedLeastAllocated : public ScorePlugin {
  public:
   std::string_view name() const override { return "ReclaimedLeastAllocated"; }
+  bool node_local() const override { return true; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 

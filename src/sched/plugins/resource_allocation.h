@@ -16,6 +16,7 @@ namespace archimedes {
 class LeastAllocated : public ScorePlugin {
  public:
   std::string_view name() const override { return "LeastAllocated"; }
+  bool node_local() const override { return true; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 
@@ -23,6 +24,7 @@ class LeastAllocated : public ScorePlugin {
 class MostAllocated : public ScorePlugin {
  public:
   std::string_view name() const override { return "MostAllocated"; }
+  bool node_local() const override { return true; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 
@@ -30,6 +32,7 @@ class MostAllocated : public ScorePlugin {
 class BalancedAllocation : public ScorePlugin {
  public:
   std::string_view name() const override { return "BalancedAllocation"; }
+  bool node_local() const override { return true; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 

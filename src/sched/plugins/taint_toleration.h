@@ -11,6 +11,7 @@ namespace archimedes {
 class TaintToleration : public FilterPlugin {
  public:
   std::string_view name() const override { return "TaintToleration"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override {
     const Node& n = ctx.state.node(node);
     return n.taints.empty() || FirstUntoleratedTaint(n.taints, pod.tolerations) == nullptr;

@@ -43,6 +43,7 @@ class TaskWindowMemo {
 class TimeAwareBatchFit : public FilterPlugin {
  public:
   std::string_view name() const override { return "TimeAwareBatchFit"; }
+  bool node_local() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 
  private:
@@ -52,6 +53,7 @@ class TimeAwareBatchFit : public FilterPlugin {
 class BatchBestFit : public ScorePlugin {
  public:
   std::string_view name() const override { return "BatchBestFit"; }
+  bool node_local() const override { return true; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 
  private:
