@@ -37,16 +37,6 @@ NodeId ScanCandidates(const ClusterState& state, const Resources& need, NodeId f
   return -1;
 }
 
-// Like ScanCandidates, over the ids nodes[begin, end) only.
-template <typename Visit>
-NodeId ScanList(const ClusterState& state, const Resources& need, std::span<const NodeId> nodes,
-                size_t begin, size_t end, Visit&& visit) {
-  for (size_t i = begin; i < end; ++i) {
-    if (state.Holds(nodes[i], need) && visit(nodes[i])) return nodes[i];
-  }
-  return -1;
-}
-
 }  // namespace
 
 void FeasibilityMemo::Reset() {
@@ -55,6 +45,7 @@ void FeasibilityMemo::Reset() {
   open_.clear();
   open_nodes_ = 0;
   closing_ = false;
+  scans_ = 0;
 }
 
 void FeasibilityMemo::Placed(NodeId n) {
@@ -71,10 +62,13 @@ void FeasibilityMemo::Set(NodeId n, Verdict v, int num_nodes) {
   closing_ = closing_ || v == kInfeasible;
 }
 
-void FeasibilityMemo::Open(int num_nodes) {
+void FeasibilityMemo::Open(const ClusterState& state, const Resources& need) {
   // Nodes join the fleet with the next ids, so a grown fleet only appends to the list.
-  for (NodeId n = open_nodes_; n < num_nodes; ++n) open_.push_back(n);
-  open_nodes_ = num_nodes;
+  ScanCandidates(state, need, open_nodes_, state.num_nodes(), [&](NodeId n) {
+    if (verdict(n) != kInfeasible) open_.push_back(n);
+    return false;
+  });
+  open_nodes_ = state.num_nodes();
 }
 
 void FeasibilityMemo::CloseInfeasible() {
@@ -165,16 +159,27 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
     return false;
   };
   // Round-robin from next_start_; the next decision starts after the node that completed the
-  // sample, or here again when the whole fleet was visited. With the memo, the scan walks only
-  // the nodes not known infeasible, which visits the same nodes in the same order.
+  // sample, or here again when the whole fleet was visited. From the second decision with a memo
+  // on, the scan walks only the nodes not known infeasible, which visits the same nodes in the same
+  // order; a node that cannot hold the index's need is known infeasible from then on.
   NodeId last = -1;
-  if (memo != nullptr) {
-    memo->Open(num_nodes);
+  if (memo != nullptr && memo->scans_++ > 0) {
+    memo->Open(ctx.state, need);
     const std::span<const NodeId> open = memo->open_;
+    auto scan_open = [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        if (!ctx.state.Holds(open[i], need)) {
+          memo->Set(open[i], FeasibilityMemo::kInfeasible, num_nodes);
+        } else if (visit(open[i])) {
+          return open[i];
+        }
+      }
+      return NodeId{-1};
+    };
     const size_t split =
         static_cast<size_t>(std::lower_bound(open.begin(), open.end(), next_start_) - open.begin());
-    last = ScanList(ctx.state, need, open, split, open.size(), visit);
-    if (last < 0) last = ScanList(ctx.state, need, open, 0, split, visit);
+    last = scan_open(split, open.size());
+    if (last < 0) last = scan_open(0, split);
     memo->CloseInfeasible();
   } else {
     last = ScanCandidates(ctx.state, need, next_start_, num_nodes, visit);

@@ -134,8 +134,9 @@ class FeasibilityMemo {
                                                      : kUnknown;
   }
   void Set(NodeId n, Verdict v, int num_nodes);
-  // Makes `open_` list every node of a fleet of `num_nodes` not known infeasible.
-  void Open(int num_nodes);
+  // Makes `open_` list every node not known infeasible whose unrequested allocatable holds `need`
+  // (Scheduler::IndexNeed).
+  void Open(const ClusterState& state, const Resources& need);
   // Drops the nodes found infeasible since the last call from `open_`.
   void CloseInfeasible();
 
@@ -143,8 +144,9 @@ class FeasibilityMemo {
   std::vector<int64_t> scores_;    // total score where kScored
   std::vector<NodeId> touched_;    // nodes whose verdict is not kUnknown
   std::vector<NodeId> open_;       // ascending ids of the nodes not known infeasible
-  int open_nodes_ = 0;             // fleet size `open_` was built for; 0 = not built
+  int open_nodes_ = 0;             // fleet size `open_` was built for
   bool closing_ = false;           // some node of `open_` was found infeasible
+  int scans_ = 0;                  // since Reset
 };
 
 // Scans nodes in kube-scheduler's order: round-robin from where the previous decision stopped,
