@@ -402,22 +402,43 @@ int BatchPlanner::PlanOffline(int32_t j, const Window& w, int tasks) {
       if (c.start >= 0) candidates_.push_back(c);
     }
   };
+  // The candidate of least cost, the first of equals (as std::min_element), and the same among the
+  // others: while only the chosen candidate's cost changes, the runner-up tells whether it stays
+  // the least without another look at the rest.
+  size_t best = 0, runner_up = 0;
+  auto precedes = [&](size_t x, size_t y) {
+    return candidates_[x].cost < candidates_[y].cost ||
+           (candidates_[x].cost == candidates_[y].cost && x < y);
+  };
+  auto find_least = [&] {
+    best = 0;
+    runner_up = candidates_.size();  // none
+    for (size_t i = 1; i < candidates_.size(); ++i) {
+      if (precedes(i, best)) {
+        runner_up = best;
+        best = i;
+      } else if (runner_up == candidates_.size() || precedes(i, runner_up)) {
+        runner_up = i;
+      }
+    }
+  };
   fill();
+  find_least();
   int placed = 0;
   while (placed < tasks && !candidates_.empty()) {
-    auto it =
-        std::min_element(candidates_.begin(), candidates_.end(),
-                         [](const Candidate& x, const Candidate& y) { return x.cost < y.cost; });
-    Place(j, it->node, it->start, RunEnd(w, it->start), false);
+    Candidate& chosen = candidates_[best];
+    Place(j, chosen.node, chosen.start, RunEnd(w, chosen.start), false);
     ++placed;
-    const Candidate next = BestOfflineStart(it->node, w);
+    const Candidate next = BestOfflineStart(chosen.node, w);
     if (next.start >= 0) {
-      *it = next;
+      chosen = next;
+      if (runner_up == candidates_.size() || precedes(best, runner_up)) continue;
     } else {
-      *it = candidates_.back();
+      chosen = candidates_.back();
       candidates_.pop_back();
       fill();
     }
+    find_least();
   }
   rotation_ = (start + scanned) % std::max(nodes_, 1);
   return placed;

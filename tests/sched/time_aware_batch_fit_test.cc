@@ -149,11 +149,11 @@ TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
     FeasibilityMemo memo;
     int placed = 0, unplaced = 0;
     for (int job = 0; job < 400; ++job) {
-      const int64_t now = job * 60;
+      const int64_t now = int64_t{60} * job;
       const PodRequest pod{.requests = Resources::Of(uniform(500, 4'000), uniform(1, 8) * kGi),
                            .kind = OwnerKind::kTask,
                            .owner = job,
-                           .duration_estimate_s = uniform(60, 4 * 3600)};
+                           .duration_estimate_s = uniform(60, int64_t{4} * 3600)};
       memo.Reset();
       for (int task = uniform(1, 30); task > 0; --task) {
         const NodeId x = a.Schedule({.state = with_memo,
