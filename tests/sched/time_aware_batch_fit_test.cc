@@ -179,8 +179,8 @@ TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
         ++placed;
       }
     }
-    EXPECT_GT(placed, 1'000);
-    EXPECT_GT(unplaced, 100) << "the fleet never filled up";
+    EXPECT_GT(placed, 500) << unplaced << " unplaced";
+    EXPECT_GT(unplaced, 100) << "the fleet never filled up: " << placed << " placed";
   }
 }
 
