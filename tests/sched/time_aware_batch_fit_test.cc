@@ -17,6 +17,38 @@ namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
 
+// Uniform integers in [lo, hi] from one seeded stream.
+class UniformInts {
+ public:
+  explicit UniformInts(uint64_t seed) : rng_(seed) {}
+  int64_t operator()(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// Services predicted to use, flat over the day, up to `millicores` of CPU and `gib` GiB.
+Demand RandomServices(UniformInts& uniform, int64_t millicores, int64_t gib) {
+  Demand services;
+  services.peak[0] = static_cast<float>(uniform(0, millicores));
+  services.peak[1] = static_cast<float>(uniform(0, gib) * kGi);
+  return services;
+}
+
+// `count` nodes of 16 cores and 64 GiB.
+std::vector<Node> Nodes(int count) {
+  std::vector<Node> nodes;
+  nodes.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    nodes.push_back({.name = "n" + std::to_string(i),
+                     .capacity = Resources::Of(16'000, 64 * kGi),
+                     .allocatable = Resources::Of(16'000, 64 * kGi)});
+  }
+  return nodes;
+}
+
 // The profiles predict no service usage on the node (9 cores and 57.6 GiB under the 10 % buffer),
 // but its services run above them now: what they leave, the batch allocatable, is 2 cores and
 // 8 GiB. A task placed by the prediction alone would be evicted at the next usage tick.
@@ -49,26 +81,14 @@ TEST(TimeAwareBatchFitTest, ATaskAlsoFitsWhatServicesLeaveNow) {
 // may borrow) plus the serverless reserve it must leave (offline tasks) stays within both the batch
 // allocatable and the least predicted room over its run.
 TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
-  std::mt19937_64 rng(5);
-  auto uniform = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
-  std::vector<Node> nodes;
-  nodes.reserve(60);
-  for (int i = 0; i < 60; ++i) {
-    nodes.push_back({.name = "n" + std::to_string(i),
-                     .capacity = Resources::Of(16'000, 64 * kGi),
-                     .allocatable = Resources::Of(16'000, 64 * kGi)});
-  }
+  UniformInts uniform(5);
+  const std::vector<Node> nodes = Nodes(60);
   ClusterState state(nodes, TaskAccounting::kReclaimed);
   PredictedLoad load(nodes);
   std::vector<Resources> batch_allocatable, reserve;
   std::vector<int64_t> borrowable;
   for (NodeId n = 0; n < state.num_nodes(); ++n) {
-    Demand services;
-    services.peak[0] = static_cast<float>(uniform(0, 12'000));
-    services.peak[1] = static_cast<float>(uniform(0, 48) * kGi);
-    load.Add(n, services);
+    load.Add(n, RandomServices(uniform, 12'000, 48));
     state.Add(Container{.kind = OwnerKind::kTask,
                         .node = n,
                         .requests = Resources::Of(uniform(0, 8'000), uniform(0, 24) * kGi)});
@@ -120,26 +140,14 @@ TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
 TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
   for (bool time_aware : {false, true}) {
     SCOPED_TRACE(time_aware);
-    std::mt19937_64 rng(9);
-    auto uniform = [&](int64_t lo, int64_t hi) {
-      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-    };
-    std::vector<Node> nodes;
-    nodes.reserve(300);
-    for (int i = 0; i < 300; ++i) {
-      nodes.push_back({.name = "n" + std::to_string(i),
-                       .capacity = Resources::Of(16'000, 64 * kGi),
-                       .allocatable = Resources::Of(16'000, 64 * kGi)});
-    }
+    UniformInts uniform(9);
+    const std::vector<Node> nodes = Nodes(300);
     ClusterState with_memo(nodes, TaskAccounting::kReclaimed);
     ClusterState without_memo(nodes, TaskAccounting::kReclaimed);
     PredictedLoad load(nodes);
     std::vector<Resources> batch_allocatable;
     for (NodeId n = 0; n < with_memo.num_nodes(); ++n) {
-      Demand services;
-      services.peak[0] = static_cast<float>(uniform(0, 10'000));
-      services.peak[1] = static_cast<float>(uniform(0, 40) * kGi);
-      load.Add(n, services);
+      load.Add(n, RandomServices(uniform, 10'000, 40));
       batch_allocatable.push_back(Resources::Of(uniform(2'000, 14'000), uniform(8, 56) * kGi));
     }
     auto make = [&] {
