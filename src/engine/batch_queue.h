@@ -4,7 +4,8 @@
 // queue cannot fit: a job whose task fit no node is parked until a node that could take it frees
 // resources (or the next usage round); an envelope of the room any node has and the minimal set of
 // shapes that failed this cycle reject hopeless tasks in O(1); the tasks of one job skip nodes
-// already found infeasible (FeasibilityMemo). A gang job starts all its tasks or none.
+// already found infeasible and keep the scores of nodes nothing was placed on (FeasibilityMemo).
+// A gang job starts all its tasks or none.
 #ifndef ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
 #define ARCHIMEDES_ENGINE_BATCH_QUEUE_H_
 
