@@ -92,8 +92,10 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
   BatchPlacement& batch = core.batch_placement();
   started_.clear();
   memo_.Reset();  // nothing leaves a node while this job's tasks are placed
+  // A single task has no second scan to spare: recording verdicts would be work for nothing.
+  FeasibilityMemo* memo = run.pending > 1 ? &memo_ : nullptr;
   while (run.pending > 0) {
-    const NodeId node = core.Decide(batch.scheduler(), pod, &memo_);
+    const NodeId node = core.Decide(batch.scheduler(), pod, memo);
     if (node < 0) {
       AddFailedShape(job.task_requests);
       break;
