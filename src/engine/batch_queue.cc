@@ -101,7 +101,7 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
       break;
     }
     started_.push_back(core.StartTask(j, node));
-    memo_.Placed(node);
+    if (memo != nullptr) memo->Placed(node);
   }
   if (all_or_nothing && run.pending > 0) {
     core.UndoStarts(j, started_, first_started_before);
