@@ -27,6 +27,11 @@ class BatchPlacement {
   virtual TaskAccounting accounting() const = 0;
   // Whether the engine needs profiles (a predicted load) for this strategy.
   virtual bool uses_profiles() const { return false; }
+  // Whether a task's fit depends on more than its requests: on its estimated run (a longer run
+  // needs its room over more time bins) and on its type (a serverless task may use room other
+  // tasks leave free). A task that failed then rules out only tasks at least as large, as long
+  // and no more privileged.
+  virtual bool fit_reads_run() const { return false; }
   // Called once the engine's state exists, before any decision, and again whenever the service
   // catalogue changes.
   virtual void Start(EngineCore& core) {}

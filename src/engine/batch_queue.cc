@@ -80,7 +80,13 @@ void BatchQueue::Place(EngineCore& core) {
 bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
   const BatchJob& job = core.job(j);
   JobRun& run = core.job_run(j);
-  if (!EnvelopeAdmits(job.task_requests)) return false;
+  BatchPlacement& batch = core.batch_placement();
+  const TaskShape shape = batch.fit_reads_run()
+                              ? TaskShape{.requests = job.task_requests,
+                                          .run_s = job.duration_estimate_s,
+                                          .serverless = job.type == JobType::kServerless}
+                              : TaskShape{.requests = job.task_requests};
+  if (!EnvelopeAdmits(shape)) return false;
   const PodRequest pod{.requests = job.task_requests,
                        .priority = job.priority,
                        .kind = OwnerKind::kTask,
@@ -89,7 +95,6 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
                        .serverless = job.type == JobType::kServerless};
   const bool all_or_nothing = job.gang && run.running == 0 && run.finished == 0;
   const int first_started_before = run.first_started;
-  BatchPlacement& batch = core.batch_placement();
   started_.clear();
   memo_.Reset();  // nothing leaves a node while this job's tasks are placed
   // A single task has no second scan to spare: recording verdicts would be work for nothing.
@@ -97,7 +102,7 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
   while (run.pending > 0) {
     const NodeId node = core.Decide(batch.scheduler(), pod, memo);
     if (node < 0) {
-      AddFailedShape(job.task_requests);
+      AddFailedShape(shape);
       break;
     }
     started_.push_back(core.StartTask(j, node));
@@ -116,12 +121,12 @@ void BatchQueue::RecomputeEnvelope(const EngineCore& core) {
 }
 
 // Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.
-void BatchQueue::AddFailedShape(const Resources& r) {
-  for (const Resources& f : failed_shapes_) {
-    if (Dominates(r, f)) return;
+void BatchQueue::AddFailedShape(const TaskShape& shape) {
+  for (const TaskShape& f : failed_shapes_) {
+    if (Dominates(shape, f)) return;
   }
-  std::erase_if(failed_shapes_, [&](const Resources& f) { return Dominates(f, r); });
-  failed_shapes_.push_back(r);
+  std::erase_if(failed_shapes_, [&](const TaskShape& f) { return Dominates(f, shape); });
+  failed_shapes_.push_back(shape);
 }
 
 }  // namespace archimedes

@@ -28,32 +28,43 @@ class BatchQueue {
 
   void Place(EngineCore& core);
 
+  // The dimensions kube-scheduler checks requests in; an envelope over them lets a cycle skip, in
+  // O(1), tasks that no node could take.
+  static constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
+  // What a task's fit depends on: its requests and, where the strategy's fit reads them
+  // (BatchPlacement::fit_reads_run), its estimated run and type; zero and false elsewhere.
+  struct TaskShape {
+    Resources requests;
+    int64_t run_s = 0;
+    bool serverless = false;
+  };
+  // True when a task of shape `a` fits nowhere `b`'s did not: it asks for at least as much, for
+  // at least as long, and may use no room `b` could not (only a serverless task may use the
+  // serverless reserve and borrow CPU).
+  static bool Dominates(const TaskShape& a, const TaskShape& b) {
+    for (Dim d : kRequestDims) {
+      if (a.requests[d] < b.requests[d]) return false;
+    }
+    return a.run_s >= b.run_s && (b.serverless || !a.serverless);
+  }
+
  private:
   bool PlaceJob(EngineCore& core, int32_t j);
   void RecomputeEnvelope(const EngineCore& core);
   // Inline: asked for every queued job in every cycle.
-  bool EnvelopeAdmits(const Resources& r) const {
+  bool EnvelopeAdmits(const TaskShape& shape) const {
     for (Dim d : kRequestDims) {
-      if (r[d] > envelope_[d]) return false;
+      if (shape.requests[d] > envelope_[d]) return false;
     }
-    for (const Resources& failed : failed_shapes_) {
-      if (Dominates(r, failed)) return false;
+    for (const TaskShape& failed : failed_shapes_) {
+      if (Dominates(shape, failed)) return false;
     }
     return true;
   }
-  // The dimensions kube-scheduler checks requests in; an envelope over them lets a cycle skip, in
-  // O(1), tasks that no node could take.
-  static constexpr std::array<Dim, 3> kRequestDims = {Dim::kCpu, Dim::kMemory, Dim::kGpu};
-  static bool Dominates(const Resources& a, const Resources& b) {
-    for (Dim d : kRequestDims) {
-      if (a[d] < b[d]) return false;
-    }
-    return true;
-  }
-  void AddFailedShape(const Resources& r);
+  void AddFailedShape(const TaskShape& shape);
 
   Resources envelope_;
-  std::vector<Resources> failed_shapes_;
+  std::vector<TaskShape> failed_shapes_;
   std::array<std::vector<int32_t>, kUrgencies> by_urgency_;  // of one priority's queue, this cycle
   std::vector<ContainerId> started_;
   FeasibilityMemo memo_;

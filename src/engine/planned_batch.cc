@@ -37,6 +37,7 @@ class PlannedBatch final : public BatchPlacement {
 
   TaskAccounting accounting() const override { return TaskAccounting::kReclaimed; }
   bool uses_profiles() const override { return true; }
+  bool fit_reads_run() const override { return true; }
   Scheduler& scheduler() override { return scheduler_; }
 
   void Start(EngineCore& core) override {

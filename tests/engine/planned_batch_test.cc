@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/batch_queue.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
 
@@ -101,6 +102,62 @@ TEST_F(PlannedBatchTest, ATaskMayTakeAWholeNodeWhereNoServiceRuns) {
   RunTo(2);
   ASSERT_EQ(taken_.size(), 1u);
   EXPECT_EQ(taken_[0].kind, ActionKind::kStartTask);
+}
+
+// A task that found no node rules out, for the rest of the cycle, only tasks that could not fit
+// where it did not: a serverless task may borrow the CPU of offline tasks, so a GPU training task
+// (greedy: GPU tasks are not planned) failing first must not keep an equal serverless one waiting.
+TEST(PlannedBatchFailedShapeTest, AnOfflineFailureDoesNotHoldBackAServerlessTask) {
+  Node node{.name = "gpu", .capacity = Resources::Of(7200, 32 * kGi, 0, 0, 1000)};
+  node.allocatable = node.capacity;
+  node.zone = "z";
+  node.pod = "p";
+  Engine engine(MakePolicy("archimedes"), {}, {node}, {});
+  std::vector<Action> taken;
+  auto run_to = [&](int64_t to) {
+    for (int64_t s = engine.now(); s <= to; ++s) {
+      engine.AdvanceTo(s);
+      engine.Schedule();
+      taken.insert(taken.end(), engine.actions().begin(), engine.actions().end());
+      engine.ClearActions();
+    }
+  };
+  engine.SubmitJob(Offline("first", 1, 6000, 0, 7200), 7200);
+  run_to(0);
+  ASSERT_EQ(taken.size(), 1u);
+  taken.clear();
+  BatchJob train = Offline("train", 1, 2000, 1, 60);
+  train.task_requests[Dim::kGpu] = 1000;
+  BatchJob function = train;
+  function.name = "function";
+  function.type = JobType::kServerless;
+  const int32_t train_id = engine.SubmitJob(train, 7200);
+  const int32_t function_id = engine.SubmitJob(function, 7200);
+  run_to(1);
+  // 1,200 millicores are left: "train" does not fit; "function" borrows half of "first"'s CPU.
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].kind, ActionKind::kStartTask);
+  EXPECT_EQ(taken[0].job, function_id);
+  EXPECT_NE(taken[0].job, train_id);
+}
+
+TEST(FailedShapeTest, RulesOutOnlyTasksThatNeedMoreOfEverything) {
+  using Shape = BatchQueue::TaskShape;
+  const Shape failed{.requests = Resources::Of(2000, kGi), .run_s = 3600};
+  EXPECT_TRUE(BatchQueue::Dominates(failed, failed));
+  EXPECT_TRUE(BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 7200},
+                                    failed));
+  // Less of one request, a shorter run (fewer time bins to hold), or a serverless task (which may
+  // use the serverless reserve and borrow CPU) may fit where `failed` did not.
+  EXPECT_FALSE(BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, kGi / 2), .run_s = 7200},
+                                     failed));
+  EXPECT_FALSE(
+      BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 600}, failed));
+  EXPECT_FALSE(BatchQueue::Dominates(
+      Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 7200, .serverless = true}, failed));
+  Shape failed_serverless = failed;
+  failed_serverless.serverless = true;
+  EXPECT_TRUE(BatchQueue::Dominates(failed, failed_serverless));
 }
 
 // Room freed between re-plans: a whole-node task estimated at an hour starts alone, two whole-node
