@@ -20,6 +20,12 @@ namespace archimedes {
 
 class EngineCore;
 
+// What a task's fit reads beyond its requests (BatchPlacement::RunNeedsOf).
+struct RunNeeds {
+  int bins = 0;
+  bool serverless = false;
+};
+
 class BatchPlacement {
  public:
   virtual ~BatchPlacement() = default;
@@ -27,11 +33,11 @@ class BatchPlacement {
   virtual TaskAccounting accounting() const = 0;
   // Whether the engine needs profiles (a predicted load) for this strategy.
   virtual bool uses_profiles() const { return false; }
-  // Whether a task's fit depends on more than its requests: on its estimated run (a longer run
-  // needs its room over more time bins) and on its type (a serverless task may use room other
-  // tasks leave free). A task that failed then rules out only tasks at least as large, as long
-  // and no more privileged.
-  virtual bool fit_reads_run() const { return false; }
+  // What a task's fit reads beyond its requests: the time bins of its estimated run it needs room
+  // over, and whether it is serverless (it may use room other tasks leave free); zero and false
+  // where the fit reads requests only. A task that failed rules out only tasks at least as large,
+  // over at least as many bins, and no more privileged.
+  virtual RunNeeds RunNeedsOf(const EngineCore& core, const BatchJob& job) const { return {}; }
   // Called once the engine's state exists, before any decision, and again whenever the service
   // catalogue changes.
   virtual void Start(EngineCore& core) {}

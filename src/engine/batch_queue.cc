@@ -28,6 +28,7 @@ int UrgencyOf(const BatchJob& job, const JobRun& run, int64_t now, int64_t windo
 void BatchQueue::Place(EngineCore& core) {
   const BatchPlacement& batch = core.batch_placement();
   RecomputeEnvelope(core);
+  room_measured_ = false;
   failed_shapes_.clear();
   Resources freed_envelope;
   for (NodeId n : core.freed_nodes) {
@@ -81,12 +82,9 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
   const BatchJob& job = core.job(j);
   JobRun& run = core.job_run(j);
   BatchPlacement& batch = core.batch_placement();
-  const TaskShape shape = batch.fit_reads_run()
-                              ? TaskShape{.requests = job.task_requests,
-                                          .run_s = job.duration_estimate_s,
-                                          .serverless = job.type == JobType::kServerless}
-                              : TaskShape{.requests = job.task_requests};
+  const TaskShape shape{.requests = job.task_requests, .run = batch.RunNeedsOf(core, job)};
   if (!EnvelopeAdmits(shape)) return false;
+  if (!room_measured_) MeasureRoom(core);
   const PodRequest pod{.requests = job.task_requests,
                        .priority = job.priority,
                        .kind = OwnerKind::kTask,
@@ -100,9 +98,11 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
   // A single task has no second scan to spare: recording verdicts would be work for nothing.
   FeasibilityMemo* memo = run.pending > 1 ? &memo_ : nullptr;
   while (run.pending > 0) {
-    const NodeId node = core.Decide(batch.scheduler(), pod, memo);
+    const NodeId node = core.Decide(batch.scheduler(), pod, memo, room_);
     if (node < 0) {
-      AddFailedShape(shape);
+      // A gang's starts are taken back below: its failure, on a fleet holding them, rules out
+      // nothing once they are gone.
+      if (!all_or_nothing || started_.empty()) AddFailedShape(shape);
       break;
     }
     started_.push_back(core.StartTask(j, node));
@@ -118,6 +118,20 @@ bool BatchQueue::PlaceJob(EngineCore& core, int32_t j) {
 
 void BatchQueue::RecomputeEnvelope(const EngineCore& core) {
   envelope_ = core.batch_placement().Envelope(core);
+}
+
+void BatchQueue::MeasureRoom(const EngineCore& core) {
+  room_measured_ = true;
+  room_.clear();
+  const SchedulingContext ctx = core.Context();
+  if (ctx.batch_allocatable.empty()) return;
+  room_.resize(ctx.batch_allocatable.size());
+  for (size_t n = 0; n < room_.size(); ++n) {
+    const Resources& tasks = ctx.state.task_requested(static_cast<NodeId>(n));
+    room_[n] = {ctx.batch_allocatable[n].cpu() - tasks.cpu() +
+                    (ctx.borrowable_cpu.empty() ? 0 : ctx.borrowable_cpu[n]),
+                ctx.batch_allocatable[n].memory() - tasks.memory()};
+  }
 }
 
 // Keeps only the minimal failed shapes: a shape that dominates a failed one fails too.

@@ -58,8 +58,10 @@ SchedulingContext EngineCore::Context() const {
   return ctx;
 }
 
-NodeId EngineCore::Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo) {
-  const SchedulingContext ctx = Context();
+NodeId EngineCore::Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo,
+                          std::span<const std::array<int64_t, 2>> batch_room) {
+  SchedulingContext ctx = Context();
+  ctx.batch_room = batch_room;
   const auto start = Clock::now();
   const NodeId node = scheduler.Schedule(ctx, pod, memo);
   latency_.Add(std::chrono::duration<double, std::micro>(Clock::now() - start).count());

@@ -130,8 +130,10 @@ class EngineCore {
   const MigrationRule& migration_rule() const { return migration_rule_; }
 
   // --- Decisions.
-  // The scheduler's choice for `pod`, timed as one decision.
-  NodeId Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo = nullptr);
+  // The scheduler's choice for `pod`, timed as one decision; `batch_room` as
+  // SchedulingContext::batch_room.
+  NodeId Decide(Scheduler& scheduler, const PodRequest& pod, FeasibilityMemo* memo = nullptr,
+                std::span<const std::array<int64_t, 2>> batch_room = {});
   void TimePlan(double microseconds, bool full);
   PodRequest ServicePod(int32_t s) const { return ServicePodRequest(services_[s], s); }
 

@@ -13,6 +13,8 @@
 #include "engine/reclaimed_capacity.h"
 #include "sched/batch_planner.h"
 #include "sched/batch_schedulers.h"
+#include "sched/plugins/time_aware_batch_fit.h"
+#include "sched/predicted_load.h"
 
 namespace archimedes {
 namespace {
@@ -37,7 +39,10 @@ class PlannedBatch final : public BatchPlacement {
 
   TaskAccounting accounting() const override { return TaskAccounting::kReclaimed; }
   bool uses_profiles() const override { return true; }
-  bool fit_reads_run() const override { return true; }
+  RunNeeds RunNeedsOf(const EngineCore& core, const BatchJob& job) const override {
+    return {.bins = RunBins(*core.predicted(), job.duration_estimate_s),
+            .serverless = job.type == JobType::kServerless};
+  }
   Scheduler& scheduler() override { return scheduler_; }
 
   void Start(EngineCore& core) override {

@@ -86,6 +86,7 @@ Scheduler::Scheduler(std::vector<std::unique_ptr<FilterPlugin>> filters,
   for (const auto& f : filters_) {
     for (Dim d : f->guaranteed_dims()) guaranteed_[static_cast<int>(d)] = true;
     node_local_ = node_local_ && f->node_local();
+    batch_room_guaranteed_ = batch_room_guaranteed_ || f->guarantees_batch_room();
   }
   for (const WeightedScorer& s : scorers_) node_local_ = node_local_ && s.plugin->node_local();
 }
@@ -147,11 +148,21 @@ NodeId Scheduler::Schedule(const SchedulingContext& ctx, const PodRequest& pod,
   const Resources need = IndexNeed(pod);
   // With the memo, a node known to pass keeps its score (node-local plugins only).
   const bool keep_scores = memo != nullptr && node_local_;
+  // A node short of batch room fails a filter that guarantees it: no filter is called there.
+  const std::span<const std::array<int64_t, 2>> room =
+      batch_room_guaranteed_ && ctx.batch_room.size() == static_cast<size_t>(num_nodes)
+          ? ctx.batch_room
+          : std::span<const std::array<int64_t, 2>>{};
+  auto room_may_hold = [&](NodeId node) {
+    return room.empty() ||
+           (room[node][0] >= pod.requests.cpu() && room[node][1] >= pod.requests.memory());
+  };
   auto visit = [&](NodeId node) {
     const FeasibilityMemo::Verdict known =
         memo != nullptr ? memo->verdict(node) : FeasibilityMemo::kUnknown;
     if (known == FeasibilityMemo::kInfeasible) return false;
-    if (known == FeasibilityMemo::kScored || PassesApplying(ctx, pod, node)) {
+    if (known == FeasibilityMemo::kScored ||
+        (room_may_hold(node) && PassesApplying(ctx, pod, node))) {
       feasible_.push_back(node);
       return static_cast<int>(feasible_.size()) == to_find;
     }

@@ -60,6 +60,12 @@ struct SchedulingContext {
   // the node then throttles (Policy::serverless_cpu_borrow; empty = none).
   std::span<const int64_t> borrowable_cpu = {};
   int64_t now = 0;  // seconds; time-aware plugins read their time bins from it
+  // Per node, at least the cpu and memory a batch task could still claim there: batch allocatable
+  // − task requests, + borrowable CPU. Taken by the batch queue before its pass, during which tasks
+  // only start, so room only shrinks (a start takes more CPU than it lets serverless tasks
+  // borrow); empty outside it. A scan passes over the nodes below a task's requests when a filter
+  // guarantees that room (FilterPlugin::guarantees_batch_room).
+  std::span<const std::array<int64_t, 2>> batch_room = {};
 };
 
 class FilterPlugin {
@@ -77,6 +83,9 @@ class FilterPlugin {
   // The Scheduler skips nodes that fall short in any of them without calling a filter (the
   // candidate index), which is exact only if this holds for every pod the filter is asked about.
   virtual std::span<const Dim> guaranteed_dims() const { return {}; }
+  // True when every node this filter passes has, in cpu and memory, batch allocatable − task
+  // requests + borrowable CPU of at least the pod's request (SchedulingContext::batch_room).
+  virtual bool guarantees_batch_room() const { return false; }
   // True when the verdict for a node reads only that node's state and the pod: a placement on
   // another node leaves it unchanged (FeasibilityMemo keeps it).
   virtual bool node_local() const { return false; }
@@ -188,6 +197,7 @@ class Scheduler {
   SchedulerOptions options_;
   std::array<bool, kNumDims> guaranteed_{};  // by some filter (FilterPlugin::guaranteed_dims)
   bool node_local_ = true;                   // every plugin is (FilterPlugin::node_local)
+  bool batch_room_guaranteed_ = false;       // by some filter (FilterPlugin::guarantees_batch_room)
   std::vector<NodeId> feasible_;             // reused between calls
   int next_start_ = 0;
   Random rng_;

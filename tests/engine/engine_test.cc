@@ -112,6 +112,24 @@ TEST(EngineTest, SaysWhetherItsPolicyReadsUsage) {
   EXPECT_TRUE(Engine(MakePolicy("archimedes"), {}, nodes, {}).reads_fleet_usage());
 }
 
+// A gang that finds room for only some of its tasks takes them back; its failure, on a fleet that
+// held them, must not rule out a smaller job of the same task shape in the same cycle.
+TEST(EngineTest, ATakenBackGangDoesNotRuleOutItsTaskShape) {
+  for (const std::string& policy : {"k8s-default", "reclaim"}) {
+    SCOPED_TRACE(policy);
+    Engine engine(MakePolicy(policy), {}, {MakeNode("a", 4000, 8 * kGi)}, {});
+    BatchJob gang = MakeJob("gang", 3, 2000, kGi);
+    gang.gang = true;
+    const int32_t gang_id = engine.SubmitJob(gang, 1000);
+    const int32_t single = engine.SubmitJob(MakeJob("single", 1, 2000, kGi), 1000);
+    engine.Schedule();
+    const std::vector<Action> starts = OfKind(Take(engine), ActionKind::kStartTask);
+    ASSERT_EQ(starts.size(), 1U);
+    EXPECT_EQ(starts[0].job, single);
+    EXPECT_EQ(engine.job_status(gang_id).running, 0);
+  }
+}
+
 TEST(EngineTest, StartsTasksAndCountsThemThroughTheirLives) {
   Engine engine(MakePolicy("k8s-default"), {}, {MakeNode("a", 4000, 8 * kGi)}, {});
   const int32_t job = engine.SubmitJob(MakeJob("render", 6, 1000, kGi), 1000);

@@ -143,20 +143,21 @@ TEST(PlannedBatchFailedShapeTest, AnOfflineFailureDoesNotHoldBackAServerlessTask
 
 TEST(FailedShapeTest, RulesOutOnlyTasksThatNeedMoreOfEverything) {
   using Shape = BatchQueue::TaskShape;
-  const Shape failed{.requests = Resources::Of(2000, kGi), .run_s = 3600};
+  const Shape failed{.requests = Resources::Of(2000, kGi), .run = {.bins = 12}};
   EXPECT_TRUE(BatchQueue::Dominates(failed, failed));
-  EXPECT_TRUE(BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 7200},
-                                    failed));
+  EXPECT_TRUE(BatchQueue::Dominates(
+      Shape{.requests = Resources::Of(3000, 2 * kGi), .run = {.bins = 24}}, failed));
   // Less of one request, a shorter run (fewer time bins to hold), or a serverless task (which may
   // use the serverless reserve and borrow CPU) may fit where `failed` did not.
-  EXPECT_FALSE(BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, kGi / 2), .run_s = 7200},
-                                     failed));
-  EXPECT_FALSE(
-      BatchQueue::Dominates(Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 600}, failed));
   EXPECT_FALSE(BatchQueue::Dominates(
-      Shape{.requests = Resources::Of(3000, 2 * kGi), .run_s = 7200, .serverless = true}, failed));
+      Shape{.requests = Resources::Of(3000, kGi / 2), .run = {.bins = 24}}, failed));
+  EXPECT_FALSE(BatchQueue::Dominates(
+      Shape{.requests = Resources::Of(3000, 2 * kGi), .run = {.bins = 2}}, failed));
+  EXPECT_FALSE(BatchQueue::Dominates(
+      Shape{.requests = Resources::Of(3000, 2 * kGi), .run = {.bins = 24, .serverless = true}},
+      failed));
   Shape failed_serverless = failed;
-  failed_serverless.serverless = true;
+  failed_serverless.run.serverless = true;
   EXPECT_TRUE(BatchQueue::Dominates(failed, failed_serverless));
 }
 

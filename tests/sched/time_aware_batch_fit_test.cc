@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -135,9 +136,11 @@ TEST(TimeAwareBatchFitTest, TheVerdictIsTheRuleOnRandomNodes) {
 }
 
 // The batch schedulers place a job's tasks one by one with a FeasibilityMemo, which keeps the
-// verdict and the score of every node nothing was placed on: each decision is the one a scheduler
-// without the memo makes, on a fleet that fills until most tasks find no node.
-TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
+// verdict and the score of every node nothing was placed on, and with the batch room taken before
+// the job (SchedulingContext::batch_room, which lets the scan pass over nodes without calling a
+// filter): each decision is the one a scheduler without either makes, on a fleet that fills until
+// most tasks find no node.
+TEST(TimeAwareBatchFitTest, TheMemoAndTheBatchRoomKeepEveryDecision) {
   for (bool time_aware : {false, true}) {
     SCOPED_TRACE(time_aware);
     UniformInts uniform(9);
@@ -155,6 +158,7 @@ TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
     };
     Scheduler a = make(), b = make();
     FeasibilityMemo memo;
+    std::vector<std::array<int64_t, 2>> room;
     int placed = 0, unplaced = 0;
     for (int job = 0; job < 400; ++job) {
       const int64_t now = int64_t{60} * job;
@@ -163,11 +167,18 @@ TEST(TimeAwareBatchFitTest, TheMemoKeepsEveryDecision) {
                            .owner = job,
                            .duration_estimate_s = uniform(60, int64_t{4} * 3600)};
       memo.Reset();
+      room.clear();
+      for (NodeId n = 0; n < with_memo.num_nodes(); ++n) {
+        const Resources& tasks = with_memo.task_requested(n);
+        room.push_back({batch_allocatable[n].cpu() - tasks.cpu(),
+                        batch_allocatable[n].memory() - tasks.memory()});
+      }
       for (int task = uniform(1, 30); task > 0; --task) {
         const NodeId x = a.Schedule({.state = with_memo,
                                      .predicted = &load,
                                      .batch_allocatable = batch_allocatable,
-                                     .now = now},
+                                     .now = now,
+                                     .batch_room = room},
                                     pod, &memo);
         const NodeId y = b.Schedule({.state = without_memo,
                                      .predicted = &load,

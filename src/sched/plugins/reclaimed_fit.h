@@ -13,6 +13,7 @@ class ReclaimedFit : public FilterPlugin {
  public:
   std::string_view name() const override { return "ReclaimedFit"; }
   bool node_local() const override { return true; }
+  bool guarantees_batch_room() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 };
 

@@ -50,13 +50,16 @@ float RoomLeft(const SchedulingContext& ctx, NodeId node, Dim d, const Claim& cl
 
 }  // namespace
 
+int RunBins(const PredictedLoad& load, int64_t duration_estimate_s) {
+  const int64_t bin_seconds = kSecondsPerDay / load.bins();
+  return static_cast<int>(
+      std::clamp<int64_t>((duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()));
+}
+
 const TaskWindow& TaskWindowMemo::For(const PredictedLoad& load, int64_t now,
                                       int64_t duration_estimate_s) {
   if (now != now_ || duration_estimate_s != duration_estimate_s_ || load.bins() != bins_) {
-    const int64_t bin_seconds = kSecondsPerDay / load.bins();
-    window_ = {.first = load.BinAt(now),
-               .span = static_cast<int>(std::clamp<int64_t>(
-                   (duration_estimate_s + bin_seconds - 1) / bin_seconds, 1, load.bins()))};
+    window_ = {.first = load.BinAt(now), .span = RunBins(load, duration_estimate_s)};
     now_ = now;
     duration_estimate_s_ = duration_estimate_s;
     bins_ = load.bins();

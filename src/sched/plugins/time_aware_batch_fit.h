@@ -29,6 +29,10 @@ struct TaskWindow {
   int span = 0;
 };
 
+// How many bins of `load` a run of `duration_estimate_s` seconds spans: at least one, at most a
+// day. The fit reads a task's estimated run only through it.
+int RunBins(const PredictedLoad& load, int64_t duration_estimate_s);
+
 class TaskWindowMemo {
  public:
   const TaskWindow& For(const PredictedLoad& load, int64_t now, int64_t duration_estimate_s);
@@ -44,6 +48,7 @@ class TimeAwareBatchFit : public FilterPlugin {
  public:
   std::string_view name() const override { return "TimeAwareBatchFit"; }
   bool node_local() const override { return true; }
+  bool guarantees_batch_room() const override { return true; }
   bool Filter(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
 
  private:
