@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,7 +37,14 @@ class PlannedBatch final : public BatchPlacement {
       : buffer_(buffer),
         borrow_(serverless_cpu_borrow),
         capacity_(buffer, /*buffer_only_under_services=*/true),
-        scheduler_(MakeTimeAwareBatchScheduler(seed)) {}
+        scheduler_(MakeTimeAwareBatchScheduler(seed)) {
+    // A task that starts must take more CPU than it lets serverless tasks borrow: the batch
+    // queue's room (SchedulingContext::batch_room) relies on room only shrinking as tasks start.
+    if (!(serverless_cpu_borrow >= 0 && serverless_cpu_borrow <= 1)) {
+      throw std::invalid_argument("serverless CPU borrow must be within [0, 1], got " +
+                                  std::to_string(serverless_cpu_borrow));
+    }
+  }
 
   TaskAccounting accounting() const override { return TaskAccounting::kReclaimed; }
   bool uses_profiles() const override { return true; }

@@ -141,6 +141,14 @@ TEST(PlannedBatchFailedShapeTest, AnOfflineFailureDoesNotHoldBackAServerlessTask
   EXPECT_NE(taken[0].job, train_id);
 }
 
+// The batch queue's room bound holds only if a start never lets serverless tasks borrow more CPU
+// than it takes.
+TEST(PlannedBatchFailedShapeTest, BorrowingMoreThanATaskTakesIsRefused) {
+  EXPECT_THROW(NewPlannedBatch(0.1, 1.5, 1), std::invalid_argument);
+  EXPECT_THROW(NewPlannedBatch(0.1, -0.1, 1), std::invalid_argument);
+  EXPECT_NE(NewPlannedBatch(0.1, 1.0, 1), nullptr);
+}
+
 TEST(FailedShapeTest, RulesOutOnlyTasksThatNeedMoreOfEverything) {
   using Shape = BatchQueue::TaskShape;
   const Shape failed{.requests = Resources::Of(2000, kGi), .run = {.bins = 12}};
