@@ -5,6 +5,7 @@
 #define ARCHIMEDES_SCHED_FRAMEWORK_H_
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,6 +22,15 @@
 namespace archimedes {
 
 inline constexpr int64_t kMaxNodeScore = 100;
+
+// std::llround (halves away from zero) without the library call, which scorers make on every node
+// they score: below 2^52 in magnitude, x minus its truncation is exact.
+inline int64_t RoundScore(double x) {
+  if (!(std::fabs(x) < 0x1p52)) return std::llround(x);
+  const auto truncated = static_cast<int64_t>(x);
+  const double fraction = x - static_cast<double>(truncated);
+  return truncated + (fraction >= 0.5) - (fraction <= -0.5);
+}
 
 class PredictedLoad;
 

@@ -30,31 +30,39 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
     t.room = fill->Room(free);
     t.room_with = fill->Room(free - pod.requests);
   }
+  // Locals, not t's arrays, in the loop: the compiler cannot keep the load's arrays in registers
+  // across stores into t, and this runs on every node scored.
+  const float* limits = load->limits(node);
+  const float* node_peaks = load->peaks(node);
+  const bool empty_node = load->residents(node) == 0;
   double weighted = 0, weights = 0;
   for (int d = 0; d < kNumDims; ++d) {
-    const Dim dim = static_cast<Dim>(d);
-    const float limit = load->limit(node, dim);
+    const float limit = limits[d];
     const float p = demand.peak[d];
-    t.node_peak[d] = load->peak(node, dim);
+    const float node_peak = node_peaks[d];
+    t.node_peak[d] = node_peak;
     t.pod_peak[d] = p;
     if (p == 0.0f || limit == 0.0f) continue;
+    float rise = 0;
     if (fill != nullptr) {
       const auto [before, after] =
-          load->ProjectedPeaks(node, dim, demand, *fill, t.room, t.room_with);
+          load->ProjectedPeaks(node, static_cast<Dim>(d), demand, *fill, t.room, t.room_with);
       t.projected_peak[d] = before;
-      t.rise[d] = after - before;
+      rise = after - before;
     } else {
       // On an empty node the peak with the container is its own.
-      const float after = load->residents(node) == 0 ? p : load->PeakWith(node, dim, demand);
-      t.projected_peak[d] = t.node_peak[d];
-      t.rise[d] = std::clamp(after - t.node_peak[d], 0.0f, p);
+      const float after = empty_node ? p : load->PeakWith(node, static_cast<Dim>(d), demand);
+      t.projected_peak[d] = node_peak;
+      rise = std::clamp(after - node_peak, 0.0f, p);
     }
-    t.weight[d] = p / limit;
+    const float weight = p / limit;
+    t.rise[d] = rise;
+    t.weight[d] = weight;
     // Projected, a container can lower the peak (it stands in for a pending replica), so the
     // neutral rise 0 maps to 1/2; today's peak only rises, and rise 0 is the best score.
-    const double term = 1.0 - static_cast<double>(t.rise[d]) / p;
-    weighted += t.weight[d] * (project_room_ ? std::clamp(term, 0.0, 2.0) / 2 : term);
-    weights += t.weight[d];
+    const double term = 1.0 - static_cast<double>(rise) / p;
+    weighted += weight * (project_room_ ? std::clamp(term, 0.0, 2.0) / 2 : term);
+    weights += weight;
   }
   t.curve_score = weights > 0 ? weighted / weights : 1.0;
   t.class_score = t.curve_score;
@@ -72,7 +80,7 @@ ComplementarityTerms Complementarity::Terms(const SchedulingContext& ctx, const 
     if (t.classed_neighbours > 0) t.class_score = sum / t.classed_neighbours;
   }
   const double total = (1.0 - class_bonus_) * t.curve_score + class_bonus_ * t.class_score;
-  t.score = std::llround(total * static_cast<double>(kMaxNodeScore));
+  t.score = RoundScore(total * static_cast<double>(kMaxNodeScore));
   return t;
 }
 

@@ -50,7 +50,6 @@ class Fragmentation : public ScorePlugin {
  private:
   void RefreshTotals(const ClusterState& state) const;
   double Weight(const Resources& free) const;
-  double Unusable(const Resources& free) const;
 
   TaskShapeMix mix_;
   // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
