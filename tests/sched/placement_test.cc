@@ -3,6 +3,8 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -413,6 +415,71 @@ TEST(FragmentationTest, StrandedGpusAreFragments) {
   EXPECT_DOUBLE_EQ(on_b.unusable_before, 0);
   EXPECT_DOUBLE_EQ(on_b.unusable_after, 7000.0 / 16000 + 31.0 / 64 + 3000.0 / 8000);
   EXPECT_LT(on_b.score, 50);
+}
+
+// The shapes a free vector leaves unusable are found through a per-dimension index; the shares
+// must be exactly those of comparing every shape in every dimension, added in mix order, on mixes
+// with equal amounts, zero amounts and GPUs, on every kind of node from empty to full.
+TEST(FragmentationTest, TheShapeIndexGivesExactlyTheShapesThatDoNotFit) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<Node> nodes;
+    for (int i = 0; i < 20; ++i) {
+      Node n = MakeNode("n" + std::to_string(i), 16000, 64 * kGi);
+      n.capacity[Dim::kGpu] = n.allocatable[Dim::kGpu] = 4000 * static_cast<int64_t>(i % 3);
+      nodes.push_back(n);
+    }
+    ClusterState state(nodes);
+    TaskShapeMix mix;
+    const int shapes = 1 + static_cast<int>(rng() % 64);
+    std::uniform_real_distribution<double> weight(0.01, 1.0);
+    for (int k = 0; k < shapes; ++k) {
+      Resources shape = Resources::Of(1000 * static_cast<int64_t>(rng() % 9),
+                                      kGi * static_cast<int64_t>(rng() % 40));
+      shape[Dim::kGpu] = 1000 * static_cast<int64_t>(rng() % 3);
+      mix.push_back({shape, weight(rng)});
+    }
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      const int containers = static_cast<int>(rng() % 5);
+      for (int c = 0; c < containers; ++c) {
+        Resources requests = Resources::Of(1000 * static_cast<int64_t>(1 + rng() % 4),
+                                           kGi * static_cast<int64_t>(1 + rng() % 16));
+        requests[Dim::kGpu] = std::min<int64_t>(1000 * static_cast<int64_t>(rng() % 2),
+                                                state.unrequested(n)[Dim::kGpu]);
+        if (requests.FitsIn(state.unrequested(n)))
+          state.Add(Container{.node = n, .requests = requests});
+      }
+    }
+    const Fragmentation scorer(mix);
+    const SchedulingContext ctx{state};
+    double total_cpu = 0, total_memory = 0, total_gpu = 0;
+    for (const Node& n : nodes) {
+      total_cpu += static_cast<double>(n.allocatable.cpu());
+      total_memory += static_cast<double>(n.allocatable.memory());
+      total_gpu += static_cast<double>(n.allocatable[Dim::kGpu]);
+    }
+    auto unusable = [&](const Resources& free) {
+      double share = 0;
+      for (const auto& [shape, w] : mix) {
+        if (!shape.FitsIn(free)) share += w;
+      }
+      const double weight_of_free = static_cast<double>(free.cpu()) / total_cpu +
+                                    static_cast<double>(free.memory()) / total_memory +
+                                    static_cast<double>(free[Dim::kGpu]) / total_gpu;
+      return weight_of_free == 0 ? 0 : weight_of_free * share;
+    };
+    for (NodeId n = 0; n < state.num_nodes(); ++n) {
+      const PodRequest pod = ServicePod(0, Resources::Of(2000, 8 * kGi));
+      Resources free = state.unrequested(n), after = free - pod.requests;
+      for (int d = 0; d < kNumDims; ++d) after.amount[d] = std::max<int64_t>(after.amount[d], 0);
+      const FragmentationTerms t = scorer.Terms(ctx, pod, n);
+      ASSERT_EQ(t.unusable_before, unusable(free)) << "trial " << trial << " node " << n;
+      ASSERT_EQ(t.unusable_after, unusable(after)) << "trial " << trial << " node " << n;
+    }
+  }
+  EXPECT_THROW(
+      Fragmentation(TaskShapeMix(Fragmentation::kMaxShapes + 1, {Resources::Of(1000, kGi), 1.0})),
+      std::invalid_argument);
 }
 
 // The mix keeps the most frequent shapes, weighted by their share of those kept; a shape nobody

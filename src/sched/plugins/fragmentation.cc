@@ -1,6 +1,10 @@
 #include "sched/plugins/fragmentation.h"
 
 #include <algorithm>
+#include <bit>
+#include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace archimedes {
 
@@ -18,6 +22,45 @@ TaskShapeMix MostFrequentShapes(const ShapeCounts& counts, int max_shapes) {
   for (const auto& s : all) total += s.second;
   for (auto& s : all) s.second /= total;
   return all;
+}
+
+Fragmentation::Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {
+  if (mix_.size() > kMaxShapes) {
+    throw std::invalid_argument("Fragmentation: the task-shape mix holds " +
+                                std::to_string(mix_.size()) + " shapes; at most " +
+                                std::to_string(kMaxShapes) + " are supported");
+  }
+  std::vector<size_t> order(mix_.size());
+  for (int d = 0; d < kNumDims; ++d) {
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return mix_[a].first.amount[d] < mix_[b].first.amount[d];
+    });
+    ascending_[d].clear();
+    smallest_[d].assign(1, 0);
+    for (size_t i : order) {
+      ascending_[d].push_back(mix_[i].first.amount[d]);
+      smallest_[d].push_back(smallest_[d].back() | uint64_t{1} << i);
+    }
+  }
+}
+
+uint64_t Fragmentation::Fitting(const Resources& free) const {
+  uint64_t fitting = ~uint64_t{0};
+  for (int d = 0; d < kNumDims; ++d) {
+    const std::vector<int64_t>& amounts = ascending_[d];
+    // Shapes whose amount is at most free[d] (equal amounts fit).
+    const auto k =
+        std::upper_bound(amounts.begin(), amounts.end(), free.amount[d]) - amounts.begin();
+    fitting &= smallest_[d][static_cast<size_t>(k)];
+  }
+  return fitting;
+}
+
+double Fragmentation::ShareOf(uint64_t shapes) const {
+  double share = 0;
+  for (; shapes != 0; shapes &= shapes - 1) share += mix_[std::countr_zero(shapes)].second;
+  return share;
 }
 
 void Fragmentation::RefreshTotals(const ClusterState& state) const {
@@ -54,16 +97,9 @@ FragmentationTerms Fragmentation::Terms(const SchedulingContext& ctx, const PodR
     free.amount[d] = std::max<int64_t>(allocatable.amount[d] - requested.amount[d], 0);
     after.amount[d] = std::max<int64_t>(free.amount[d] - pod.requests.amount[d], 0);
   }
-  // `after` ≤ `free`, so a shape that does not fit `free` does not fit `after` either.
-  double unusable_before = 0, unusable_after = 0;
-  for (const auto& [shape, share] : mix_) {
-    if (shape.FitsIn(free)) {
-      if (!shape.FitsIn(after)) unusable_after += share;
-    } else {
-      unusable_before += share;
-      unusable_after += share;
-    }
-  }
+  const uint64_t all = mix_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << mix_.size()) - 1;
+  const double unusable_before = ShareOf(all & ~Fitting(free));
+  const double unusable_after = ShareOf(all & ~Fitting(after));
   const double weight_before = Weight(free), weight_after = Weight(after);
   t.unusable_before = weight_before == 0 ? 0 : weight_before * unusable_before;
   t.unusable_after = weight_after == 0 ? 0 : weight_after * unusable_after;

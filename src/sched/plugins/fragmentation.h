@@ -42,7 +42,10 @@ struct FragmentationTerms {
 
 class Fragmentation : public ScorePlugin {
  public:
-  explicit Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {}
+  // At most kMaxShapes shapes (MostFrequentShapes keeps 32 by default); throws
+  // std::invalid_argument for more.
+  static constexpr size_t kMaxShapes = 64;
+  explicit Fragmentation(TaskShapeMix mix);
   std::string_view name() const override { return "Fragmentation"; }
   int64_t Score(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const override;
   FragmentationTerms Terms(const SchedulingContext& ctx, const PodRequest& pod, NodeId node) const;
@@ -50,8 +53,17 @@ class Fragmentation : public ScorePlugin {
  private:
   void RefreshTotals(const ClusterState& state) const;
   double Weight(const Resources& free) const;
+  // The shapes of the mix that fit `free`, bit i for mix_[i].
+  uint64_t Fitting(const Resources& free) const;
+  // Σ share over the shapes in `shapes` (bits), added in mix order.
+  double ShareOf(uint64_t shapes) const;
 
   TaskShapeMix mix_;
+  // Per dimension, the shapes' amounts in ascending order, and for each k the set of the k shapes
+  // of smallest amount: the shapes that fit a free vector are then one set per dimension, ANDed,
+  // instead of a comparison per shape and dimension on every node scored.
+  std::array<std::vector<int64_t>, kNumDims> ascending_;
+  std::array<std::vector<uint64_t>, kNumDims> smallest_;
   // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
   mutable int totals_nodes_ = -1;
   mutable double total_cpu_ = 0, total_memory_ = 0, total_gpu_ = 0, max_weight_ = 0;
