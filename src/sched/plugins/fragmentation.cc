@@ -46,6 +46,15 @@ Fragmentation::Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {
 }
 
 uint64_t Fragmentation::Fitting(const Resources& free) const {
+  // A handful of shapes is compared directly: the searches would cost more than they save.
+  constexpr size_t kIndexedFrom = 8;
+  if (mix_.size() < kIndexedFrom) {
+    uint64_t fitting = 0;
+    for (size_t i = 0; i < mix_.size(); ++i) {
+      fitting |= static_cast<uint64_t>(mix_[i].first.FitsIn(free)) << i;
+    }
+    return fitting;
+  }
   uint64_t fitting = ~uint64_t{0};
   for (int d = 0; d < kNumDims; ++d) {
     const std::vector<int64_t>& amounts = ascending_[d];
