@@ -61,7 +61,7 @@ class Fragmentation : public ScorePlugin {
   TaskShapeMix mix_;
   // Per dimension, the shapes' amounts in ascending order, and for each k the set of the k shapes
   // of smallest amount: the shapes that fit a free vector are then one set per dimension, ANDed,
-  // instead of a comparison per shape and dimension on every node scored.
+  // instead of a comparison per shape and dimension on every node scored (from eight shapes on).
   std::array<std::vector<int64_t>, kNumDims> ascending_;
   std::array<std::vector<uint64_t>, kNumDims> smallest_;
   // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
