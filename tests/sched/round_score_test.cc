@@ -1,6 +1,5 @@
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>

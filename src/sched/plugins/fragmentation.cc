@@ -30,13 +30,13 @@ Fragmentation::Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {
                                 std::to_string(mix_.size()) + " shapes; at most " +
                                 std::to_string(kMaxShapes) + " are supported");
   }
+  if (mix_.size() < kIndexedFrom) return;
   std::vector<size_t> order(mix_.size());
   for (int d = 0; d < kNumDims; ++d) {
     std::iota(order.begin(), order.end(), size_t{0});
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return mix_[a].first.amount[d] < mix_[b].first.amount[d];
     });
-    ascending_[d].clear();
     smallest_[d].assign(1, 0);
     for (size_t i : order) {
       ascending_[d].push_back(mix_[i].first.amount[d]);
@@ -46,8 +46,6 @@ Fragmentation::Fragmentation(TaskShapeMix mix) : mix_(std::move(mix)) {
 }
 
 uint64_t Fragmentation::Fitting(const Resources& free) const {
-  // A handful of shapes is compared directly: the searches would cost more than they save.
-  constexpr size_t kIndexedFrom = 8;
   if (mix_.size() < kIndexedFrom) {
     uint64_t fitting = 0;
     for (size_t i = 0; i < mix_.size(); ++i) {

@@ -59,9 +59,12 @@ class Fragmentation : public ScorePlugin {
   double ShareOf(uint64_t shapes) const;
 
   TaskShapeMix mix_;
+  // Smaller mixes are compared shape by shape: the index's searches would cost more than they save.
+  static constexpr size_t kIndexedFrom = 8;
   // Per dimension, the shapes' amounts in ascending order, and for each k the set of the k shapes
   // of smallest amount: the shapes that fit a free vector are then one set per dimension, ANDed,
-  // instead of a comparison per shape and dimension on every node scored (from eight shapes on).
+  // instead of a comparison per shape and dimension on every node scored. Empty below
+  // kIndexedFrom shapes.
   std::array<std::vector<int64_t>, kNumDims> ascending_;
   std::array<std::vector<uint64_t>, kNumDims> smallest_;
   // Fleet totals, recomputed when the node count changes (allocatable never changes otherwise).
